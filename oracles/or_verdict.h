@@ -1,0 +1,58 @@
+/* or_verdict.h: differential verdicts with DESIGN.md's precedence, the human report
+ * and the grouping signature. Owner: the oracles part. */
+#ifndef OR_VERDICT_H
+#define OR_VERDICT_H
+
+#include "or_observe.h"
+#include <stdbool.h>
+
+#define OR_VERDICTS(X) \
+    X(OK) X(INVALID) X(NONDETERMINISTIC) X(PROVENANCE) X(UNSUPPORTED) X(TIMEOUT) \
+    X(TARGET_CRASH) X(MISMATCH_EXCEPTION) X(MISMATCH_RESULT) X(MISMATCH_EVENTS) \
+    X(MISMATCH_STATE)
+
+typedef enum {
+#define OR_ENUM_VERDICT(n) OR_##n,
+    OR_VERDICTS(OR_ENUM_VERDICT)
+#undef OR_ENUM_VERDICT
+    OR_VERDICT__COUNT
+} OrVerdictKind;
+
+const char *or_verdict_name(OrVerdictKind k);              /* "MISMATCH_RESULT" */
+int or_verdict_parse(const char *name, OrVerdictKind *out); /* 0 or -1 */
+
+/* How the target run ended, as classified by the harness (which alone sees the
+ * process, the exceptions' types and tracebacks). */
+typedef enum {
+    OR_TARGET_FINISHED,        /* the protocol ran to the end (results may be exceptions) */
+    OR_TARGET_PROVENANCE,      /* raised tfjit.ProvenanceError (or a provenance check failed) */
+    OR_TARGET_UNSUPPORTED,     /* raised the declared "unsupported" exception */
+    OR_TARGET_TIMEOUT,         /* time or instruction limit */
+    OR_TARGET_DIED,            /* the process died: signal in `signal` */
+    OR_TARGET_OWN_EXCEPTION,   /* raised from its own frames, not the program's */
+    OR_TARGET_SETUP_FAILED,    /* target(program) itself raised */
+} OrTargetEnd;
+
+typedef struct {
+    bool invalid;              /* the input is not a program (compile, make, contract) */
+    const char *invalid_why;   /* borrowed message for the report */
+    const OrObservation *eager1, *eager2, *target;   /* NULL where not available */
+    OrTargetEnd target_end;
+    int step;                  /* protocol step (1..3) where the target ended early */
+    int signal;                /* OR_TARGET_DIED */
+    const char *target_message;/* borrowed: exception text / traceback of the target */
+    const char *program_source;/* borrowed: for the report */
+    const char *hint_desc_kind;/* borrowed: descriptor kind involved, for the signature */
+} OrVerdictInput;
+
+typedef struct {
+    OrVerdictKind kind;
+    char *signature;   /* malloc'd: "VERDICT step path kind", stable across versions */
+    char *report;      /* malloc'd: human report, first divergence side by side */
+} OrVerdict;
+
+/* Decides the verdict by DESIGN.md's precedence. Runs no Python. 0, or -1 on OOM. */
+int or_verdict_decide(const OrVerdictInput *in, OrVerdict *out);
+void or_verdict_clear(OrVerdict *v);
+
+#endif

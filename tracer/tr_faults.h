@@ -1,0 +1,24 @@
+/* tr_faults.h: named bugs injected into the tracer on request (docs/FAULTS.md).
+ * Off by default. Read from TRACEFUZZ_FAULTS at module init and set through
+ * tfjit.set_faults("a,b"). They exist to measure the harness: each must be found. */
+#ifndef TR_FAULTS_H
+#define TR_FAULTS_H
+
+#define TR_FAULT_LIST(X) \
+    X(ASSUME_STABLE_ATTRS, "assume_stable_attrs")
+
+typedef enum {
+#define TR_FAULT_ENUM(id, name) TR_FAULT_##id,
+    TR_FAULT_LIST(TR_FAULT_ENUM)
+#undef TR_FAULT_ENUM
+    TR_FAULT__COUNT
+} TrFault;
+
+/* Parses a comma-separated list of fault names; 0 on success, -1 with ValueError
+ * naming the unknown fault. An empty string or NULL clears all faults. */
+int tr_faults_set(const char *csv);
+unsigned tr_faults_active(void);          /* bitmask of (1u << TrFault) */
+const char *tr_fault_name(TrFault f);
+#define TR_FAULT_ON(run, f) (((run)->faults >> (f)) & 1u)
+
+#endif
