@@ -20,6 +20,11 @@ typedef struct TrRun {
     unsigned faults;         /* snapshot of tr_faults_active() at the start of the run */
 } TrRun;
 
+/* Appends one operation to the run's trace: "what" describes it (e.g. "LOAD_ATTR test"),
+ * result is borrowed (its provenance chain is printed, the object is not kept).
+ * Returns 0, or -1 with MemoryError set. Implemented by tr_trace.c. */
+int tr_trace_record(TrRun *run, const char *what, const TrValue *result);
+
 /* Limits; chosen so a generated program never reaches them and a runaway loop does
  * quickly (SQLite's ossfuzz habit: a budget instead of a signal). */
 #define TR_DEFAULT_BUDGET   (50 * 1000 * 1000)
