@@ -306,7 +306,10 @@ emit_stmt(HzEmitter *e, int s)
     const char *cls = e->cls_name[e->p->arg_class[st->arg]];
     const char *n = hz_emit_name(e, e->stmt_ref[s]);
     HzAccessPattern pat = (HzAccessPattern)st->pattern;
-    EMIT(e, "    try:  # tf: access=%s\n", hz_access_name(pat));
+    /* The member's kind rides along on the tag line, for reports and signatures
+     * (it is a member of the program, so the feature sets stay equal). */
+    EMIT(e, "    try:  # tf: access=%s desc=%s\n", hz_access_name(pat),
+         hz_desc_kind_name((HzDescKind)hz_ref_member(e->p, e->stmt_ref[s])->kind));
     switch (pat) {
     case HZ_ACCESS_repeat_read:
         EMIT(e, "        out.append((%s.%s, %s.%s))\n", a, n, a, n);

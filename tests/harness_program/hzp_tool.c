@@ -11,6 +11,7 @@
  *                             acceptance thresholds (every id >= 1%, between >= 30%)
  *   hzp_tool dump-dir DIR N [module:Class]   writes DIR/prog_<seed>.py for seeds < N
  *   hzp_tool dump-dir DIR N inputs           the same for the first N test inputs
+ *   hzp_tool tags-parse -     hz_source_features on hand-written tags
  *   hzp_tool motivating -     prints the motivating report's shape (hand-built IR)
  *   hzp_tool emit SEED [module:Class]        prints one generated program
  *   hzp_tool emit-file FILE                  prints the program FILE decodes to
@@ -271,6 +272,39 @@ motivating_program(void)
     return p;
 }
 
+/* hz_source_features on hand-written text: known tags count, unknown keys and
+ * values, tags outside "# tf:" comments and truncated tags do not. */
+static int
+cmd_tags_parse(void)
+{
+    static const char *const src =
+        "class A:  # tf: desc=prop_fresh desc=nope bogus=1 access=identity\n"
+        "    x = 1  # a comment mentioning desc=slot outside a tag\n"
+        "def between(a):\n"
+        "    del A.x  # tf: between=delete_class_attr (then words) between=\n"
+        "#tf: desc=method\n"
+        "# tf:desc=module_like\n"
+        "# tf: access=loo\n"
+        "# tf: desc=meta_data_desc";
+    HzFeatures f, want;
+    memset(&want, 0, sizeof(want));
+    want.desc[HZ_DESC_prop_fresh] = true;
+    want.desc[HZ_DESC_module_like] = true;
+    want.desc[HZ_DESC_meta_data_desc] = true;
+    want.access[HZ_ACCESS_identity] = true;
+    want.between[HZ_BETWEEN_delete_class_attr] = true;
+    hz_source_features(src, &f);
+    if (!features_equal(&f, &want))
+        FAIL("tags-parse: features of the hand-written source are wrong");
+    hz_source_features(NULL, &f);
+    hz_source_features("", &f);
+    memset(&want, 0, sizeof(want));
+    if (!features_equal(&f, &want))
+        FAIL("tags-parse: empty source has features");
+    printf("tags-parse: %d failures\n", failures);
+    return failures ? 1 : 0;
+}
+
 static int
 cmd_motivating(void)
 {
@@ -400,6 +434,8 @@ main(int argc, char **argv)
         return cmd_speed(n);
     if (!strcmp(cmd, "motivating"))
         return cmd_motivating();
+    if (!strcmp(cmd, "tags-parse"))
+        return cmd_tags_parse();
     if (!strcmp(cmd, "dump-dir") && argc >= 4)
         return cmd_dump_dir(argv[2], n, argc > 4 ? argv[4] : NULL);
     if (!strcmp(cmd, "emit") || !strcmp(cmd, "emit-file")) {
