@@ -459,10 +459,14 @@ hz_emit(const HzProgram *p, const HzEmitOptions *opts)
         fprintf(stderr, "hz_emit: out of memory\n");
         abort();
     }
-    e->p = p;
+    /* A mutated IR may be out of range: emit its normalised copy (the identity on
+     * valid programs, ~2 us). */
+    e->norm = *p;
+    hz_program_normalize(&e->norm);
+    e->p = &e->norm;
     e->opts = opts;
     e->has_base = opts && opts->base_module && opts->base_class;
-    hz_layout(p, &e->lay);
+    hz_layout(e->p, &e->lay);
     name_classes(e);
     resolve(e);
     emit_header(e);

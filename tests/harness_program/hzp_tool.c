@@ -5,6 +5,8 @@
  *                             and their source compiles (embedded CPython)
  *   hzp_tool roundtrip N      decode(encode(p)) == p on those inputs' programs
  *   hzp_tool roundtrip-gen N  the same on generated programs, seeds 0..N-1
+ *   hzp_tool garbage N        random bytes in the IR struct: emit stays in bounds and
+ *                             compiles, normalising is idempotent
  *   hzp_tool determinism N    same bytes -> same program and same source
  *   hzp_tool tags N           hz_source_features(emit(p)) == hz_program_features(p)
  *   hzp_tool coverage N       feature table over N generated programs, with the
@@ -173,6 +175,50 @@ cmd_inputs(const char *cmd, size_t count)
     if (python && Py_FinalizeEx() < 0)
         FAIL("Py_FinalizeEx");
     printf("%s: %zu inputs, %d failures\n", cmd, count, failures);
+    return failures ? 1 : 0;
+}
+
+/* Random bytes poured into the IR struct, as a careless mutator might leave it:
+ * emitting, feature extraction and equality stay in bounds, the emitted source
+ * compiles, and normalising is idempotent and lands on a decodable program. */
+static int
+cmd_garbage(size_t count)
+{
+    init_python();
+    for (size_t i = 0; i < count; i++) {
+        HzProgram *p = hz_generate(i);
+        uint64_t s = 0x6a7b0000u + i;
+        uint8_t *raw = (uint8_t *)p;
+        size_t n = (i & 1) ? sizeof(*p) : (size_t)(mix(&s) % sizeof(*p));
+        for (size_t j = 0; j < n; j++)   /* all of it, or a prefix of it */
+            if ((i & 2) || mix(&s) % 8 == 0)
+                raw[j] = (uint8_t)mix(&s);
+        HzFeatures f;
+        hz_program_features(p, &f);
+        if (!hz_program_equal(p, p))
+            FAIL("garbage %zu: not equal to itself", i);
+        char *src = hz_emit(p, NULL);
+        if (!compiles(src, "<garbage>"))
+            FAIL("garbage %zu: emitted source does not compile", i);
+        HzProgram *q = hz_program_clone(p);
+        hz_program_normalize(q);
+        char *src2 = hz_emit(q, NULL);
+        if (strcmp(src, src2) != 0)
+            FAIL("garbage %zu: emit(p) != emit(normalize(p))", i);
+        HzProgram *r = hz_program_clone(q);
+        hz_program_normalize(r);
+        if (!hz_program_equal(q, r))
+            FAIL("garbage %zu: normalize is not idempotent", i);
+        check_roundtrip(q, "garbage", i);
+        free(src);
+        free(src2);
+        hz_program_free(p);
+        hz_program_free(q);
+        hz_program_free(r);
+    }
+    if (Py_FinalizeEx() < 0)
+        FAIL("Py_FinalizeEx");
+    printf("garbage: %zu programs, %d failures\n", count, failures);
     return failures ? 1 : 0;
 }
 
@@ -428,6 +474,8 @@ main(int argc, char **argv)
         return cmd_inputs(cmd, n);
     if (!strcmp(cmd, "roundtrip-gen"))
         return cmd_roundtrip_gen(n);
+    if (!strcmp(cmd, "garbage"))
+        return cmd_garbage(n);
     if (!strcmp(cmd, "coverage"))
         return cmd_coverage(n);
     if (!strcmp(cmd, "speed"))
