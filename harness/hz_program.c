@@ -61,6 +61,7 @@ hz_variant_count(HzDescKind k)
     case HZ_DESC_prop_fresh: return 3;       /* object(), list, dict */
     case HZ_DESC_prop_stable: return 2;      /* module constant, class-held list */
     case HZ_DESC_prop_counter: return 2;     /* module counter, counter in the instance */
+    case HZ_DESC_prop_attrerror: return 2;   /* plain, with a __getattr__ fallback */
     case HZ_DESC_prop_raises: return 3;      /* ValueError, KeyError, ZeroDivisionError */
     case HZ_DESC_data_desc: return 3;        /* get+set, get+set+delete, set only */
     case HZ_DESC_nondata_desc: return 2;     /* value, fresh list */
