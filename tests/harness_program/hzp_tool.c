@@ -14,6 +14,7 @@
  *   hzp_tool dump-dir DIR N [module:Class]   writes DIR/prog_<seed>.py for seeds < N
  *   hzp_tool dump-dir DIR N inputs           the same for the first N test inputs
  *   hzp_tool tags-parse -     hz_source_features on hand-written tags
+ *   hzp_tool probe KIND VARIANT PATTERN      one class, one member, one statement
  *   hzp_tool motivating -     prints the motivating report's shape (hand-built IR)
  *   hzp_tool emit SEED [module:Class]        prints one generated program
  *   hzp_tool emit-file FILE                  prints the program FILE decodes to
@@ -351,6 +352,40 @@ cmd_tags_parse(void)
     return failures ? 1 : 0;
 }
 
+/* probe KIND VARIANT PATTERN: a hand-built program of one class with one member
+ * and one statement, for checking that each kind behaves as DESIGN.md says. */
+static int
+cmd_probe(const char *kind, const char *variant, const char *pattern)
+{
+    HzProgram *p = hz_decode(NULL, 0);
+    int k = -1, a = -1;
+    for (int i = 0; i < HZ_DESC__COUNT; i++)
+        if (strcmp(kind, hz_desc_kind_name((HzDescKind)i)) == 0)
+            k = i;
+    for (int i = 0; i < HZ_ACCESS__COUNT; i++)
+        if (strcmp(pattern, hz_access_name((HzAccessPattern)i)) == 0)
+            a = i;
+    if (k < 0 || a < 0 || k == HZ_DESC_meta_prop || k == HZ_DESC_meta_data_desc
+        || k == HZ_DESC_mro_override) {
+        fprintf(stderr, "probe: unknown or unsupported kind/pattern\n");
+        return 2;
+    }
+    p->classes[0].members[0].kind = (uint8_t)k;
+    p->classes[0].members[0].variant = (uint8_t)atoi(variant);
+    p->classes[0].members[0].value = 7;
+    p->stmts[0].pattern = (uint8_t)a;
+    HzProgram *q = hz_program_clone(p);
+    hz_program_normalize(q);
+    if (!hz_program_equal(p, q))
+        FAIL("probe: the hand-built program is not valid");
+    char *src = hz_emit(p, NULL);
+    fputs(src, stdout);
+    free(src);
+    hz_program_free(p);
+    hz_program_free(q);
+    return failures ? 1 : 0;
+}
+
 static int
 cmd_motivating(void)
 {
@@ -484,6 +519,8 @@ main(int argc, char **argv)
         return cmd_motivating();
     if (!strcmp(cmd, "tags-parse"))
         return cmd_tags_parse();
+    if (!strcmp(cmd, "probe") && argc >= 5)
+        return cmd_probe(argv[2], argv[3], argv[4]);
     if (!strcmp(cmd, "dump-dir") && argc >= 4)
         return cmd_dump_dir(argv[2], n, argc > 4 ? argv[4] : NULL);
     if (!strcmp(cmd, "emit") || !strcmp(cmd, "emit-file")) {
