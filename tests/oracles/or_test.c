@@ -4,6 +4,7 @@
  *   or_test prop NAME                              a property of observations
  *   or_test verdict NAME                           a verdict / signature case
  *   or_test list                                   the prop and verdict names
+ *   or_test bench CASE.py [N]                      observations per second
  *
  * CPython is initialised with an isolated config (hash seed 0). A case program is
  * run by a miniature of the harness's eager protocol (make, r1, between, r2,
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int failures;
 
@@ -253,6 +255,39 @@ golden(const char *case_path, const char *golden_path, int update)
     return failures != 0;
 }
 
+/* Observations per second of one case (not a test: a measurement). */
+static int
+bench(const char *case_path, long n)
+{
+    char *src = read_file(case_path);
+    Run run;
+    if (src == NULL || run_program(src, &run) < 0) {
+        free(src);
+        return 1;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    size_t bytes = 0;
+    for (long i = 0; i < n; i++) {
+        OrObservation obs;
+        if (or_observe(&run.raw, &obs) < 0) {
+            PyErr_Print();
+            break;
+        }
+        for (int s = 0; s < OR_SEC__COUNT; s++) {
+            bytes += strlen(obs.section[s]);
+        }
+        or_observation_clear(&obs);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double sec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    printf("%s: %ld observations in %.3f s: %.0f/s, %zu bytes each\n", case_path, n, sec,
+           (double)n / sec, n ? bytes / (size_t)n : 0);
+    run_clear(&run);
+    free(src);
+    return 0;
+}
+
 #include "or_test_props.h"
 #include "or_test_verdicts.h"
 
@@ -333,7 +368,10 @@ main(int argc, char **argv)
     }
     int rc;
     init_python();
-    if (strcmp(argv[1], "golden") == 0 && argc >= 4) {
+    if (strcmp(argv[1], "bench") == 0) {
+        rc = bench(argv[2], argc >= 4 ? atol(argv[3]) : 10000);
+    }
+    else if (strcmp(argv[1], "golden") == 0 && argc >= 4) {
         rc = golden(argv[2], argv[3], argc >= 5 && strcmp(argv[4], "--update") == 0);
     }
     else if (strcmp(argv[1], "prop") == 0) {

@@ -4,7 +4,7 @@
 #define OR_TEST_PROPS(X) \
     X(aliasing) X(nan_negzero) X(set_order) X(dict_order) X(no_user_code) \
     X(cycle) X(cap_objects) X(cap_lines) X(exceptions) X(int_subclass) \
-    X(mutation_in_state)
+    X(mutation_in_state) X(partial_run)
 
 /* The lines of `text` whose path starts with `prefix`, prefix removed, joined;
  * malloc'd. */
@@ -359,4 +359,40 @@ prop_mutation_in_state(void)
                        "args2 = tuple[1]\nargs2[0] = #2 A\nargs2[0].n = 1\n"
                        "LOG = #3 list[0]\n"), "%s", ta);
     free(ta);
+}
+
+/* A run that ended early (between raised): later steps read <not run>, absent
+ * roots <none>; no exception is left set. */
+static void
+prop_partial_run(void)
+{
+    OrRunRaw raw;
+    memset(&raw, 0, sizeof raw);
+    PyObject *r = Py_BuildValue("(is)", 1, "a");
+    PyObject *log = PyList_New(0);
+    raw.steps_done = 1;
+    raw.result[0] = r;
+    raw.log_after[0] = log;
+    raw.args = r;
+    OrObservation obs;
+    CHECK(or_observe(&raw, &obs) == 0, "observe");
+    CHECK(!PyErr_Occurred(), "no exception");
+    CHECK_STREQ(obs.section[OR_SEC_R1], "r1 = tuple[2]\nr1[0] = 1\nr1[1] = 'a'\n");
+    CHECK_STREQ(obs.section[OR_SEC_LOG1], "log1 = list[0]\n");
+    CHECK_STREQ(obs.section[OR_SEC_R2], "r2 = <not run>\n");
+    CHECK_STREQ(obs.section[OR_SEC_LOG3], "log3 = <not run>\n");
+    CHECK_STREQ(obs.section[OR_SEC_STATE], "args = tuple[2]\nargs[0] = 1\nargs[1] = 'a'\n"
+                "args2 = <none>\nLOG = <none>\n");
+    char *t = or_observation_text(&obs);
+    CHECK(t && strncmp(t, "tfobs 1\ncaps depth=8 ", 21) == 0, "%s", t);
+    free(t);
+    or_observation_clear(&obs);
+    /* Nothing at all: every section still present. */
+    memset(&raw, 0, sizeof raw);
+    CHECK(or_observe(&raw, &obs) == 0, "observe empty");
+    CHECK_STREQ(obs.section[OR_SEC_R1], "r1 = <not run>\n");
+    CHECK_STREQ(obs.section[OR_SEC_STATE], "args = <none>\nargs2 = <none>\nLOG = <none>\n");
+    or_observation_clear(&obs);
+    Py_DECREF(r);
+    Py_DECREF(log);
 }
