@@ -1,0 +1,973 @@
+/* or_observe.c: the canonical observation of one run (DESIGN.md, "The observation";
+ * the text it writes is specified in docs/OBSERVATION.md).
+ *
+ * One depth-first traversal over the roots in protocol order (r1, log1, r2, log2,
+ * r3, log3, state) with ONE numbering: an object (anything that is not a plain
+ * value) gets "#n" at its first appearance, where its contents are printed; later
+ * appearances print "#n" alone, so `a is b` survives and addresses do not. The
+ * traversal runs no Python code: containers are read through their C storage
+ * (PyList_GET_ITEM, PyDict_Next, _PySet_NextEntry), instance state through the dict
+ * pointer and the slot members' offsets, numbers through their C representation,
+ * never through a type slot a class could override. The cyclic GC is paused for
+ * the traversal, since an allocation (materialising an instance dict) could
+ * otherwise start a collection and run a finalizer. */
+#include "or_observe.h"
+#include "or_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "structmember.h"   /* PyMemberDef, T_OBJECT_EX */
+
+#define TABLE_SIZE 4096     /* power of two, at least 2 * OR_CAP_OBJECTS */
+
+typedef struct {
+    OrBuf out;              /* the section being written */
+    OrBuf path;             /* the path of the node being written */
+    PyObject *objs[OR_CAP_OBJECTS];   /* numbered objects, strong refs; #n is objs[n-1] */
+    size_t nobjs;
+    uint16_t table[TABLE_SIZE];       /* open addressing over objs: 0 empty, else n */
+    size_t lines;           /* lines written in the current section */
+    size_t root_cap;        /* item cap of the root container (LOG's is larger) */
+    int stopped;            /* the line cap ended the current section */
+    int failed;             /* a Python exception is set (MemoryError) */
+} ObsState;
+
+static void obs_node(ObsState *st, PyObject *o, int depth, const char *prefix);
+static int put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign);
+
+/* ---- numbering ---- */
+
+static size_t
+slot_of(PyObject *o)
+{
+    uintptr_t h = (uintptr_t)o >> 4;
+    h *= (uintptr_t)0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 20) & (TABLE_SIZE - 1);
+}
+
+/* The number of o, or 0 when o has none yet. */
+static size_t
+obj_lookup(ObsState *st, PyObject *o)
+{
+    for (size_t i = slot_of(o);; i = (i + 1) & (TABLE_SIZE - 1)) {
+        size_t n = st->table[i];
+        if (n == 0) {
+            return 0;
+        }
+        if (st->objs[n - 1] == o) {
+            return n;
+        }
+    }
+}
+
+/* Numbers o (not numbered yet); 0 when the object cap is reached. Holds a
+ * reference so the address cannot be reused during the traversal. */
+static size_t
+obj_number(ObsState *st, PyObject *o)
+{
+    if (st->nobjs >= OR_CAP_OBJECTS) {
+        return 0;
+    }
+    size_t i = slot_of(o);
+    while (st->table[i] != 0) {
+        i = (i + 1) & (TABLE_SIZE - 1);
+    }
+    st->objs[st->nobjs++] = Py_NewRef(o);
+    st->table[i] = (uint16_t)st->nobjs;
+    return st->nobjs;
+}
+
+/* ---- values ---- */
+
+static void
+put_codepoint(OrBuf *b, Py_UCS4 c, char quote, int escape_space)
+{
+    if (c == '\\' || (quote && c == (Py_UCS4)quote)) {
+        or_buf_putc(b, '\\');
+        or_buf_putc(b, (char)c);
+    }
+    else if (c == '\n') {
+        or_buf_puts(b, "\\n");
+    }
+    else if (c == '\r') {
+        or_buf_puts(b, "\\r");
+    }
+    else if (c == '\t') {
+        or_buf_puts(b, "\\t");
+    }
+    else if (c == ' ' && escape_space) {
+        or_buf_puts(b, "\\x20");   /* keeps " = " out of paths */
+    }
+    else if (c >= 0x20 && c < 0x7f) {
+        or_buf_putc(b, (char)c);
+    }
+    else if (c < 0x100) {
+        or_buf_printf(b, "\\x%02x", (unsigned)c);
+    }
+    else if (c < 0x10000) {
+        or_buf_printf(b, "\\u%04x", (unsigned)c);
+    }
+    else {
+        or_buf_printf(b, "\\U%08x", (unsigned)c);
+    }
+}
+
+/* Writes a str's characters, escaped to printable ASCII, capped at OR_CAP_STR;
+ * quoted ('...') when quote is set. Works on str subclasses: reads the storage. */
+static int
+put_text(OrBuf *b, PyObject *s, int quote, int escape_space)
+{
+    if (PyUnicode_READY(s) < 0) {
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
+    if (quote) {
+        or_buf_putc(b, '\'');
+    }
+    for (Py_ssize_t i = 0; i < shown; i++) {
+        put_codepoint(b, PyUnicode_READ(kind, data, i), quote ? '\'' : 0, escape_space);
+    }
+    if (quote) {
+        or_buf_putc(b, '\'');
+    }
+    if (shown < n) {
+        or_buf_printf(b, "...<cap str %zd>", n);
+    }
+    return 0;
+}
+
+static void
+put_bytes(OrBuf *b, PyObject *o, int escape_space)
+{
+    Py_ssize_t n = PyBytes_GET_SIZE(o);
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(o);
+    Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
+    or_buf_puts(b, "b'");
+    for (Py_ssize_t i = 0; i < shown; i++) {
+        put_codepoint(b, p[i], '\'', escape_space);   /* high bytes: \xHH */
+    }
+    or_buf_putc(b, '\'');
+    if (shown < n) {
+        or_buf_printf(b, "...<cap str %zd>", n);
+    }
+}
+
+/* Decimal by the int's own digits (PyLong_Type's repr, not the object's type's);
+ * beyond 4096 bits hexadecimal, which has no digit limit. Subclasses too. */
+static int
+put_int(OrBuf *b, PyObject *o)
+{
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        or_buf_printf(b, "%lld", v);
+        return 0;
+    }
+    size_t bits = _PyLong_NumBits(o);
+    if (bits == (size_t)-1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *s = bits <= 4096 ? PyLong_Type.tp_repr(o) : _PyLong_Format(o, 16);
+    if (s == NULL) {
+        return -1;
+    }
+    int r = put_text(b, s, 0, 0);
+    Py_DECREF(s);
+    return r;
+}
+
+/* repr() of a double, exact: "nan", "-0.0", "inf", "1e+100". */
+static int
+put_double(OrBuf *b, double v)
+{
+    char *s = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (s == NULL) {
+        return -1;
+    }
+    or_buf_puts(b, s);
+    PyMem_Free(s);
+    return 0;
+}
+
+static int
+put_complex(OrBuf *b, PyObject *o)
+{
+    Py_complex c = ((PyComplexObject *)o)->cval;
+    or_buf_puts(b, "complex(");
+    if (put_double(b, c.real) < 0) {
+        return -1;
+    }
+    or_buf_puts(b, ", ");
+    if (put_double(b, c.imag) < 0) {
+        return -1;
+    }
+    or_buf_putc(b, ')');
+    return 0;
+}
+
+/* Plain values printed by value: 1 written, 0 not a plain value, -1 error. */
+static int
+put_scalar(OrBuf *b, PyObject *o, int escape_space)
+{
+    if (o == Py_None) {
+        or_buf_puts(b, "None");
+    }
+    else if (o == Py_True) {
+        or_buf_puts(b, "True");
+    }
+    else if (o == Py_False) {
+        or_buf_puts(b, "False");
+    }
+    else if (o == Py_Ellipsis) {
+        or_buf_puts(b, "Ellipsis");
+    }
+    else if (o == Py_NotImplemented) {
+        or_buf_puts(b, "NotImplemented");
+    }
+    else if (PyLong_CheckExact(o)) {
+        return put_int(b, o) < 0 ? -1 : 1;
+    }
+    else if (PyFloat_CheckExact(o)) {
+        return put_double(b, PyFloat_AS_DOUBLE(o)) < 0 ? -1 : 1;
+    }
+    else if (PyComplex_CheckExact(o)) {
+        return put_complex(b, o) < 0 ? -1 : 1;
+    }
+    else if (PyUnicode_CheckExact(o)) {
+        return put_text(b, o, 1, escape_space) < 0 ? -1 : 1;
+    }
+    else if (PyBytes_CheckExact(o)) {
+        put_bytes(b, o, escape_space);
+    }
+    else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The value part of an object of a value subclass (int, float, complex, str,
+ * bytes), read from its storage; 0 when o is none of those. */
+static int
+put_subclass_value(OrBuf *b, PyObject *o, int escape_space)
+{
+    if (PyLong_Check(o)) {
+        or_buf_putc(b, ' ');
+        return put_int(b, o);
+    }
+    if (PyFloat_Check(o)) {
+        or_buf_putc(b, ' ');
+        return put_double(b, PyFloat_AS_DOUBLE(o));
+    }
+    if (PyComplex_Check(o)) {
+        or_buf_putc(b, ' ');
+        return put_complex(b, o);
+    }
+    if (PyUnicode_Check(o)) {
+        or_buf_putc(b, ' ');
+        return put_text(b, o, 1, escape_space);
+    }
+    if (PyBytes_Check(o)) {
+        or_buf_putc(b, ' ');
+        put_bytes(b, o, escape_space);
+    }
+    return 0;
+}
+
+/* A type's name: the qualified name of a class statement, tp_name otherwise. */
+static int
+put_type_name(OrBuf *b, PyTypeObject *tp, int escape_space)
+{
+    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+        PyObject *q = ((PyHeapTypeObject *)tp)->ht_qualname;
+        if (q != NULL && PyUnicode_Check(q)) {
+            return put_text(b, q, 0, escape_space);
+        }
+    }
+    or_buf_puts(b, tp->tp_name);
+    return 0;
+}
+
+/* ---- lines and paths ---- */
+
+/* Starts the line of the current path; 0 when the section is over its cap. */
+static int
+line_begin(ObsState *st)
+{
+    if (st->stopped || st->failed) {
+        return 0;
+    }
+    if (st->lines >= OR_CAP_LINES) {
+        or_buf_puts(&st->out, "<cap lines>\n");
+        st->stopped = 1;
+        return 0;
+    }
+    st->lines++;
+    or_buf_putn(&st->out, st->path.p, st->path.len);
+    or_buf_puts(&st->out, " = ");
+    return 1;
+}
+
+static void
+line_end(ObsState *st)
+{
+    or_buf_putc(&st->out, '\n');
+}
+
+/* A whole line "PATH<suffix> = <text>". */
+static void
+line_simple(ObsState *st, const char *suffix, const char *text)
+{
+    size_t mark = st->path.len;
+    or_buf_puts(&st->path, suffix);
+    if (line_begin(st)) {
+        or_buf_puts(&st->out, text);
+        line_end(st);
+    }
+    or_buf_truncate(&st->path, mark);
+}
+
+static void
+line_items_cap(ObsState *st, size_t shown, Py_ssize_t total)
+{
+    size_t mark = st->path.len;
+    or_buf_printf(&st->path, "[%zu:]", shown);
+    if (line_begin(st)) {
+        or_buf_printf(&st->out, "<cap items %zd>", total);
+        line_end(st);
+    }
+    or_buf_truncate(&st->path, mark);
+}
+
+static void
+child(ObsState *st, PyObject *o, int depth, const char *fmt, Py_ssize_t i)
+{
+    size_t mark = st->path.len;
+    or_buf_printf(&st->path, fmt, i);
+    obs_node(st, o, depth, NULL);
+    or_buf_truncate(&st->path, mark);
+}
+
+/* ---- containers ---- */
+
+static size_t
+items_cap(ObsState *st, int depth)
+{
+    return depth == 0 ? st->root_cap : OR_CAP_ITEMS;
+}
+
+/* Items of a list or tuple (subclasses too), by their storage. */
+static void
+obs_seq(ObsState *st, PyObject *o, int depth)
+{
+    int is_list = PyList_Check(o);
+    Py_ssize_t n = is_list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
+    size_t cap = items_cap(st, depth);
+    for (Py_ssize_t i = 0; i < n && !st->stopped && !st->failed; i++) {
+        if ((size_t)i == cap) {
+            line_items_cap(st, cap, n);
+            break;
+        }
+        PyObject *item = is_list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i);
+        child(st, item, depth + 1, "[%zd]", i);
+    }
+}
+
+static void
+obs_dict(ObsState *st, PyObject *o, int depth)
+{
+    Py_ssize_t pos = 0, n = PyDict_GET_SIZE(o);
+    size_t cap = items_cap(st, depth), i = 0;
+    PyObject *k, *v;
+    while (!st->stopped && !st->failed && PyDict_Next(o, &pos, &k, &v)) {
+        if (i++ == cap) {
+            line_items_cap(st, cap, n);
+            break;
+        }
+        size_t mark = st->path.len;
+        or_buf_putc(&st->path, '[');
+        if (put_key(st, &st->path, k, depth + 1, 1) < 0) {
+            st->failed = 1;
+            break;
+        }
+        or_buf_putc(&st->path, ']');
+        obs_node(st, v, depth + 1, NULL);
+        or_buf_truncate(&st->path, mark);
+    }
+}
+
+/* A set's elements in canonical order: sorted by their inline form, where an
+ * object not numbered yet shows as "#? Type" (numbering it while sorting would
+ * make the numbers depend on the hash order). Ties between such objects keep
+ * the table order: documented in docs/OBSERVATION.md. */
+typedef struct {
+    const char *key;
+    size_t index;
+    PyObject *elem;
+} SetEntry;
+
+static int
+set_entry_cmp(const void *a, const void *b)
+{
+    const SetEntry *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c != 0) {
+        return c;
+    }
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Fills *out (malloc'd, caller frees; keys live in *keys, caller frees) with the
+ * elements of set o in canonical order. -1 on error. */
+static int
+set_sorted(ObsState *st, PyObject *o, int depth, SetEntry **out, size_t *count, OrBuf *keys)
+{
+    size_t n = (size_t)PySet_GET_SIZE(o), i = 0;
+    size_t *offsets = malloc((n ? n : 1) * sizeof *offsets);
+    SetEntry *ents = malloc((n ? n : 1) * sizeof *ents);
+    if (offsets == NULL || ents == NULL) {
+        goto error;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key;
+    Py_hash_t hash;
+    while (i < n && _PySet_NextEntry(o, &pos, &key, &hash)) {
+        offsets[i] = keys->len;
+        if (put_key(st, keys, key, depth, 0) < 0) {
+            goto error;
+        }
+        or_buf_putc(keys, '\0');
+        ents[i].index = i;
+        ents[i].elem = key;
+        i++;
+    }
+    if (keys->oom) {
+        goto error;
+    }
+    for (size_t j = 0; j < i; j++) {
+        ents[j].key = keys->p + offsets[j];
+    }
+    qsort(ents, i, sizeof *ents, set_entry_cmp);
+    free(offsets);
+    *out = ents;
+    *count = i;
+    return 0;
+error:
+    free(offsets);
+    free(ents);
+    return -1;
+}
+
+static void
+obs_set(ObsState *st, PyObject *o, int depth)
+{
+    Py_ssize_t n = PySet_GET_SIZE(o);
+    if (n > OR_CAP_SETSORT) {
+        line_items_cap(st, 0, n);
+        return;
+    }
+    SetEntry *ents = NULL;
+    size_t count = 0, cap = items_cap(st, depth);
+    OrBuf keys;
+    or_buf_init(&keys);
+    if (set_sorted(st, o, depth + 1, &ents, &count, &keys) < 0) {
+        st->failed = 1;
+        goto done;
+    }
+    for (size_t i = 0; i < count && !st->stopped && !st->failed; i++) {
+        if (i == cap) {
+            line_items_cap(st, cap, n);
+            break;
+        }
+        /* The table cannot change: no code runs while we hold ents. */
+        child(st, ents[i].elem, depth + 1, "{%zd}", (Py_ssize_t)i);
+    }
+done:
+    free(ents);
+    or_buf_free(&keys);
+}
+
+/* ---- inline form (dict keys, set sort keys) ---- */
+
+/* Writes the one-line form of a hashable o into b: values as in lines, tuples
+ * "(a, b)", frozensets sorted, objects "#n Type" (numbered when assign is set)
+ * or "#? Type". Spaces in strings are escaped (keys end up in paths). */
+static int
+put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
+{
+    int r = put_scalar(b, o, 1);
+    if (r != 0) {
+        return r < 0 ? -1 : 0;
+    }
+    if (PyTuple_CheckExact(o)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(o);
+        if (depth >= OR_CAP_DEPTH) {
+            or_buf_printf(b, "(<cap depth %zd>)", n);
+            return 0;
+        }
+        or_buf_putc(b, '(');
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (i == OR_CAP_ITEMS) {
+                or_buf_printf(b, ", <cap items %zd>", n);
+                break;
+            }
+            if (i > 0) {
+                or_buf_puts(b, ", ");
+            }
+            if (put_key(st, b, PyTuple_GET_ITEM(o, i), depth + 1, assign) < 0) {
+                return -1;
+            }
+        }
+        or_buf_puts(b, n == 1 ? ",)" : ")");
+        return 0;
+    }
+    if (PyFrozenSet_CheckExact(o)) {
+        Py_ssize_t n = PySet_GET_SIZE(o);
+        if (depth >= OR_CAP_DEPTH || n > OR_CAP_SETSORT) {
+            or_buf_printf(b, "frozenset(<cap %zd>)", n);
+            return 0;
+        }
+        SetEntry *ents = NULL;
+        size_t count = 0;
+        OrBuf keys;
+        or_buf_init(&keys);
+        if (set_sorted(st, o, depth + 1, &ents, &count, &keys) < 0) {
+            or_buf_free(&keys);
+            return -1;
+        }
+        or_buf_puts(b, "frozenset({");
+        int err = 0;
+        for (size_t i = 0; i < count && !err; i++) {
+            if (i == OR_CAP_ITEMS) {
+                or_buf_printf(b, ", <cap items %zd>", n);
+                break;
+            }
+            if (i > 0) {
+                or_buf_puts(b, ", ");
+            }
+            err = put_key(st, b, ents[i].elem, depth + 1, assign) < 0;
+        }
+        or_buf_puts(b, "})");
+        free(ents);
+        or_buf_free(&keys);
+        return err ? -1 : 0;
+    }
+    size_t num = obj_lookup(st, o);
+    if (num != 0) {
+        or_buf_printf(b, "#%zu", num);
+        return 0;
+    }
+    num = assign ? obj_number(st, o) : 0;
+    if (num != 0) {
+        or_buf_printf(b, "#%zu ", num);
+    }
+    else {
+        or_buf_puts(b, assign ? "<cap objects> " : "#? ");
+    }
+    if (put_type_name(b, Py_TYPE(o), 1) < 0) {
+        return -1;
+    }
+    return put_subclass_value(b, o, 1);
+}
+
+/* ---- instance state ---- */
+
+static int
+is_identifier(PyObject *k)
+{
+    if (!PyUnicode_CheckExact(k) || !PyUnicode_IS_ASCII(k)) {
+        return 0;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(k);
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(k);
+    if (n == 0 || (s[0] >= '0' && s[0] <= '9')) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS1 c = s[i];
+        if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9'))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The raw instance dict in insertion order, then the slots in MRO order, read
+ * through the member descriptors' offsets: no __getattribute__, no property. */
+static void
+obs_instance_state(ObsState *st, PyObject *o, int depth)
+{
+    PyObject **dictptr = _PyObject_GetDictPtr(o);   /* borrowed slot; clears errors */
+    PyObject *dict = dictptr != NULL ? *dictptr : NULL;
+    if (dict != NULL && PyDict_Check(dict)) {
+        Py_INCREF(dict);
+        Py_ssize_t pos = 0, n = PyDict_GET_SIZE(dict);
+        size_t i = 0;
+        PyObject *k, *v;
+        while (!st->stopped && !st->failed && PyDict_Next(dict, &pos, &k, &v)) {
+            if (i++ == OR_CAP_ITEMS) {
+                size_t mark = st->path.len;
+                or_buf_puts(&st->path, ".__dict__");
+                line_items_cap(st, OR_CAP_ITEMS, n);
+                or_buf_truncate(&st->path, mark);
+                break;
+            }
+            size_t mark = st->path.len;
+            if (is_identifier(k)) {
+                or_buf_putc(&st->path, '.');
+                or_buf_putn(&st->path, (const char *)PyUnicode_1BYTE_DATA(k),
+                            (size_t)PyUnicode_GET_LENGTH(k));
+            }
+            else {
+                or_buf_puts(&st->path, ".__dict__[");
+                if (put_key(st, &st->path, k, depth + 1, 1) < 0) {
+                    st->failed = 1;
+                }
+                or_buf_putc(&st->path, ']');
+            }
+            obs_node(st, v, depth + 1, NULL);
+            or_buf_truncate(&st->path, mark);
+        }
+        Py_DECREF(dict);
+    }
+    PyObject *mro = Py_TYPE(o)->tp_mro;
+    if (mro == NULL || !PyTuple_Check(mro)) {
+        return;
+    }
+    for (Py_ssize_t t = 0; t < PyTuple_GET_SIZE(mro); t++) {
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, t);
+        if (!PyType_Check(base) || !(base->tp_flags & Py_TPFLAGS_HEAPTYPE)
+            || base->tp_members == NULL) {
+            continue;
+        }
+        for (PyMemberDef *m = base->tp_members; m->name != NULL; m++) {
+            if (m->type != T_OBJECT_EX || st->stopped || st->failed) {
+                continue;
+            }
+            PyObject *v = *(PyObject **)((char *)o + m->offset);
+            size_t mark = st->path.len;
+            or_buf_putc(&st->path, '.');
+            or_buf_puts(&st->path, m->name);
+            if (v == NULL) {
+                if (line_begin(st)) {
+                    or_buf_puts(&st->out, "<unset>");
+                    line_end(st);
+                }
+            }
+            else {
+                obs_node(st, v, depth + 1, NULL);
+            }
+            or_buf_truncate(&st->path, mark);
+        }
+    }
+}
+
+/* ---- one node ---- */
+
+/* The header detail after "#n Type": what names a function, class, module, the
+ * value of a value subclass, the length of a container. */
+static int
+put_detail(OrBuf *b, PyObject *o)
+{
+    if (PyExceptionInstance_Check(o)) {
+        return 0;
+    }
+    if (PyType_Check(o)) {
+        or_buf_putc(b, ' ');
+        return put_type_name(b, (PyTypeObject *)o, 0);
+    }
+    if (PyFunction_Check(o)) {
+        PyObject *q = ((PyFunctionObject *)o)->func_qualname;
+        if (q != NULL && PyUnicode_Check(q)) {
+            or_buf_putc(b, ' ');
+            return put_text(b, q, 0, 0);
+        }
+        return 0;
+    }
+    if (PyCFunction_Check(o)) {
+        or_buf_putc(b, ' ');
+        or_buf_puts(b, ((PyCFunctionObject *)o)->m_ml->ml_name);
+        return 0;
+    }
+    if (PyModule_Check(o)) {
+        PyObject *name = PyModule_GetNameObject(o);   /* new reference */
+        if (name == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+        or_buf_putc(b, ' ');
+        int r = put_text(b, name, 0, 0);
+        Py_DECREF(name);
+        return r;
+    }
+    if (PyTuple_Check(o)) {
+        or_buf_printf(b, "[%zd]", PyTuple_GET_SIZE(o));
+        return 0;
+    }
+    if (PyList_Check(o)) {
+        or_buf_printf(b, "[%zd]", PyList_GET_SIZE(o));
+        return 0;
+    }
+    if (PyDict_Check(o)) {
+        or_buf_printf(b, "[%zd]", PyDict_GET_SIZE(o));
+        return 0;
+    }
+    if (PyAnySet_Check(o)) {
+        or_buf_printf(b, "[%zd]", PySet_GET_SIZE(o));
+        return 0;
+    }
+    return put_subclass_value(b, o, 0);
+}
+
+/* The contents printed at an object's first appearance. */
+static void
+obs_contents(ObsState *st, PyObject *o, int depth)
+{
+    if (PyExceptionInstance_Check(o)) {
+        PyObject *args = ((PyBaseExceptionObject *)o)->args;
+        size_t mark = st->path.len;
+        or_buf_puts(&st->path, ".args");
+        if (args != NULL) {
+            obs_node(st, args, depth + 1, NULL);
+        }
+        or_buf_truncate(&st->path, mark);
+        return;
+    }
+    if (PyType_Check(o) || PyFunction_Check(o) || PyModule_Check(o)) {
+        return;   /* named, not expanded: their dicts hold code, not state */
+    }
+    if (PyMethod_Check(o)) {
+        size_t mark = st->path.len;
+        or_buf_puts(&st->path, ".__func__");
+        obs_node(st, PyMethod_GET_FUNCTION(o), depth + 1, NULL);
+        or_buf_truncate(&st->path, mark);
+        or_buf_puts(&st->path, ".__self__");
+        obs_node(st, PyMethod_GET_SELF(o), depth + 1, NULL);
+        or_buf_truncate(&st->path, mark);
+        return;
+    }
+    if (PyCFunction_Check(o)) {
+        PyObject *self = ((PyCFunctionObject *)o)->m_self;
+        if (self != NULL && !PyModule_Check(self)) {
+            size_t mark = st->path.len;
+            or_buf_puts(&st->path, ".__self__");
+            obs_node(st, self, depth + 1, NULL);
+            or_buf_truncate(&st->path, mark);
+        }
+        return;
+    }
+    if (PyTuple_Check(o) || PyList_Check(o)) {
+        obs_seq(st, o, depth);
+    }
+    else if (PyDict_Check(o)) {
+        obs_dict(st, o, depth);
+    }
+    else if (PyAnySet_Check(o)) {
+        obs_set(st, o, depth);
+    }
+    if (Py_TYPE(o)->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+        obs_instance_state(st, o, depth);
+    }
+}
+
+/* Writes the line of o at the current path (after `prefix`, e.g. "raise "), then
+ * the lines of its contents if this is o's first appearance. */
+static void
+obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
+{
+    if (!line_begin(st)) {
+        return;
+    }
+    OrBuf *b = &st->out;
+    if (prefix != NULL) {
+        or_buf_puts(b, prefix);
+    }
+    int r = put_scalar(b, o, 0);
+    if (r != 0) {
+        st->failed |= r < 0;
+        line_end(st);
+        return;
+    }
+    if (PyTuple_CheckExact(o) || PyFrozenSet_CheckExact(o)) {
+        /* Values with elements: no number, contents at every appearance. */
+        int tuple = PyTuple_CheckExact(o);
+        Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PySet_GET_SIZE(o);
+        or_buf_printf(b, "%s[%zd]", tuple ? "tuple" : "frozenset", n);
+        if (depth >= OR_CAP_DEPTH) {
+            or_buf_puts(b, " <cap depth>");
+            line_end(st);
+            return;
+        }
+        line_end(st);
+        if (tuple) {
+            obs_seq(st, o, depth);
+        }
+        else {
+            obs_set(st, o, depth);
+        }
+        return;
+    }
+    size_t num = obj_lookup(st, o);
+    if (num != 0) {
+        or_buf_printf(b, "#%zu", num);
+        line_end(st);
+        return;
+    }
+    num = obj_number(st, o);
+    if (num == 0) {
+        or_buf_puts(b, "<cap objects> ");
+    }
+    else {
+        or_buf_printf(b, "#%zu ", num);
+    }
+    if (put_type_name(b, Py_TYPE(o), 0) < 0 || put_detail(b, o) < 0) {
+        st->failed = 1;
+        return;
+    }
+    if (num == 0 || depth >= OR_CAP_DEPTH) {
+        if (num != 0) {
+            or_buf_puts(b, " <cap depth>");
+        }
+        line_end(st);
+        return;
+    }
+    line_end(st);
+    obs_contents(st, o, depth);
+}
+
+/* ---- roots and sections ---- */
+
+static int
+section_finish(ObsState *st, OrObservation *out, OrSection s)
+{
+    out->section[s] = or_buf_finish(&st->out);
+    st->lines = 0;
+    st->stopped = 0;
+    if (out->section[s] == NULL) {
+        st->failed = 1;
+    }
+    return st->failed ? -1 : 0;
+}
+
+static void
+root(ObsState *st, const char *name, PyObject *o, size_t cap, const char *prefix)
+{
+    or_buf_truncate(&st->path, 0);
+    or_buf_puts(&st->path, name);
+    st->root_cap = cap;
+    if (o == NULL) {
+        if (line_begin(st)) {
+            or_buf_puts(&st->out, "<none>");
+            line_end(st);
+        }
+        return;
+    }
+    obs_node(st, o, 0, prefix);
+}
+
+static void
+root_result(ObsState *st, const OrRunRaw *raw, int i)
+{
+    char name[8];
+    snprintf(name, sizeof name, "r%d", i + 1);
+    if (i >= raw->steps_done) {
+        or_buf_truncate(&st->path, 0);
+        or_buf_puts(&st->path, name);
+        if (line_begin(st)) {
+            or_buf_puts(&st->out, "<not run>");
+            line_end(st);
+        }
+    }
+    else if (raw->exc[i] != NULL) {
+        root(st, name, raw->exc[i], OR_CAP_ITEMS, "raise ");
+    }
+    else {
+        root(st, name, raw->result[i], OR_CAP_ITEMS, NULL);
+    }
+}
+
+/* A LOG snapshot is a fresh copy: its identity means nothing, so a list prints
+ * as "list[n]" without a number; its elements are numbered as everywhere. */
+static void
+root_log(ObsState *st, const OrRunRaw *raw, int i)
+{
+    char name[8];
+    snprintf(name, sizeof name, "log%d", i + 1);
+    PyObject *snap = raw->log_after[i];
+    or_buf_truncate(&st->path, 0);
+    or_buf_puts(&st->path, name);
+    st->root_cap = OR_CAP_LOG;
+    if (i >= raw->steps_done || snap == NULL || !PyList_CheckExact(snap)) {
+        if (i >= raw->steps_done) {
+            line_simple(st, "", "<not run>");
+        }
+        else {
+            root(st, name, snap, OR_CAP_LOG, NULL);
+        }
+        return;
+    }
+    if (line_begin(st)) {
+        or_buf_printf(&st->out, "list[%zd]", PyList_GET_SIZE(snap));
+        line_end(st);
+        obs_seq(st, snap, 0);
+    }
+}
+
+int
+or_observe(const OrRunRaw *raw, OrObservation *out)
+{
+    for (int i = 0; i < OR_SEC__COUNT; i++) {
+        out->section[i] = NULL;
+    }
+    ObsState *st = calloc(1, sizeof *st);
+    if (st == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    or_buf_init(&st->out);
+    or_buf_init(&st->path);
+    int gc_was_enabled = PyGC_Disable();
+    int rc = -1;
+    for (int i = 0; i < OR_STEPS; i++) {
+        root_result(st, raw, i);
+        if (section_finish(st, out, (OrSection)(OR_SEC_R1 + 2 * i)) < 0) {
+            goto done;
+        }
+        root_log(st, raw, i);
+        if (section_finish(st, out, (OrSection)(OR_SEC_LOG1 + 2 * i)) < 0) {
+            goto done;
+        }
+    }
+    root(st, "args", raw->args, OR_CAP_ITEMS, NULL);
+    root(st, "args2", raw->args2, OR_CAP_ITEMS, NULL);
+    root(st, "LOG", raw->log, OR_CAP_LOG, NULL);
+    if (section_finish(st, out, OR_SEC_STATE) < 0) {
+        goto done;
+    }
+    rc = 0;
+done:
+    if (gc_was_enabled) {
+        PyGC_Enable();
+    }
+    if (rc < 0 || st->path.oom) {
+        or_observation_clear(out);
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        rc = -1;
+    }
+    for (size_t i = 0; i < st->nobjs; i++) {
+        Py_DECREF(st->objs[i]);
+    }
+    or_buf_free(&st->out);
+    or_buf_free(&st->path);
+    free(st);
+    return rc;
+}

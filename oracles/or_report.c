@@ -1,0 +1,133 @@
+/* or_report.c: the human report of a verdict: what was decided and why, the first
+ * divergence side by side (a few lines of context, the differing line marked,
+ * then both differing lines in full), whether only an exception message differs,
+ * the target's own message, and the program at the end, so that a report read
+ * alone is enough to reproduce and understand the finding. */
+#include "or_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTEXT 3     /* lines shown before and after the first differing line */
+#define COLUMN  56    /* width of one side in the side-by-side view */
+
+/* One side's cell: the line cut to COLUMN characters ("~" marks a cut), padded. */
+static void
+put_cell(OrBuf *b, const OrLine *l, int pad)
+{
+    size_t n = 0;
+    if (l != NULL) {
+        n = l->len;
+        if (n > COLUMN) {
+            or_buf_putn(b, l->start, COLUMN - 1);
+            or_buf_putc(b, '~');
+            n = COLUMN;
+        }
+        else {
+            or_buf_putn(b, l->start, n);
+        }
+    }
+    for (; pad && n < COLUMN; n++) {
+        or_buf_putc(b, ' ');
+    }
+}
+
+static void
+put_indented(OrBuf *b, const char *text, const char *indent)
+{
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        or_buf_puts(b, indent);
+        or_buf_putn(b, p, len);
+        or_buf_putc(b, '\n');
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+static int
+put_side_by_side(OrBuf *b, const OrReportCtx *ctx)
+{
+    const OrDivergence *d = ctx->div;
+    OrLine *la = NULL, *lb = NULL;
+    size_t na = 0, nb = 0;
+    if (or_lines_split(ctx->a->section[d->section], &la, &na) < 0
+        || or_lines_split(ctx->b->section[d->section], &lb, &nb) < 0) {
+        free(la);
+        return -1;
+    }
+    or_buf_printf(b, "\nfirst divergence: section [%s], line %zu, path %s\n",
+                  or_section_name(d->section), d->line + 1, d->path);
+    if (d->only_message) {
+        or_buf_puts(b, "note: only the exception message differs (same type)\n");
+    }
+    or_buf_puts(b, "\n  ");
+    OrLine ha = {ctx->label_a, strlen(ctx->label_a)};
+    OrLine hb = {ctx->label_b, strlen(ctx->label_b)};
+    put_cell(b, &ha, 1);
+    or_buf_puts(b, " | ");
+    put_cell(b, &hb, 0);
+    or_buf_putc(b, '\n');
+    size_t from = d->line > CONTEXT ? d->line - CONTEXT : 0;
+    size_t to = d->line + CONTEXT + 1;
+    for (size_t i = from; i < to && (i < na || i < nb); i++) {
+        const OrLine *x = i < na ? &la[i] : NULL, *y = i < nb ? &lb[i] : NULL;
+        int same = x && y && x->len == y->len && memcmp(x->start, y->start, x->len) == 0;
+        or_buf_puts(b, same ? "  " : "> ");
+        put_cell(b, x, 1);
+        or_buf_puts(b, same ? " | " : " ! ");
+        put_cell(b, y, 0);
+        or_buf_putc(b, '\n');
+    }
+    or_buf_printf(b, "\n%s: ", ctx->label_a);
+    if (d->line < na) {
+        or_buf_putn(b, la[d->line].start, la[d->line].len);
+    }
+    else {
+        or_buf_puts(b, "(no line: the section ends here)");
+    }
+    or_buf_printf(b, "\n%s: ", ctx->label_b);
+    if (d->line < nb) {
+        or_buf_putn(b, lb[d->line].start, lb[d->line].len);
+    }
+    else {
+        or_buf_puts(b, "(no line: the section ends here)");
+    }
+    or_buf_putc(b, '\n');
+    free(la);
+    free(lb);
+    return 0;
+}
+
+char *
+or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signature,
+                const OrReportCtx *ctx)
+{
+    OrBuf b;
+    or_buf_init(&b);
+    or_buf_printf(&b, "tracefuzz verdict: %s\n", or_verdict_name(kind));
+    or_buf_printf(&b, "signature: %s\n", signature ? signature : "?");
+    if (ctx->what != NULL && *ctx->what) {
+        or_buf_printf(&b, "why: %s\n", ctx->what);
+    }
+    if (in->hint_desc_kind != NULL) {
+        or_buf_printf(&b, "descriptor kind: %s\n", in->hint_desc_kind);
+    }
+    if (ctx->div != NULL && ctx->div->section != OR_SEC__COUNT
+        && ctx->a != NULL && ctx->b != NULL) {
+        if (put_side_by_side(&b, ctx) < 0) {
+            or_buf_free(&b);
+            return NULL;
+        }
+    }
+    if (in->target_message != NULL && *in->target_message) {
+        or_buf_puts(&b, "\ntarget message:\n");
+        put_indented(&b, in->target_message, "  ");
+    }
+    if (in->program_source != NULL) {
+        or_buf_puts(&b, "\nprogram:\n");
+        put_indented(&b, in->program_source, "    ");
+    }
+    return or_buf_finish(&b);
+}
