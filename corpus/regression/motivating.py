@@ -3,6 +3,9 @@
 # attribute reads are stable returns one object twice (silently) or trips its own
 # assertion "attribute test of Test object out of sync".
 # expect[identity]: OK
+# expect[builtin]: OK
+# expect[builtin faults=assume_stable_attrs]: PROVENANCE
+# expect-report[builtin faults=assume_stable_attrs]: out of sync
 # expect[tests/targets/memo_silent.py:jit]: MISMATCH_RESULT
 # expect[tests/targets/memo_assert.py:jit]: TARGET_CRASH
 # expect-report[tests/targets/memo_assert.py:jit]: out of sync

@@ -9,8 +9,10 @@
 #   --err ERE       some stderr line matches it
 #   --last ERE      the last stdout line matches it (whole line)
 #   --count ERE N   exactly N stdout lines match it
+#   --skip-if-err ERE  exit 77 (ctest: skipped) when stderr matches it, e.g. a
+#                   target this build does not have yet
 set -u
-status=0; outs=(); noouts=(); errs=(); last=""; counts=()
+status=0; outs=(); noouts=(); errs=(); last=""; counts=(); skipre=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --status) status="$2"; shift 2;;
@@ -19,6 +21,7 @@ while [ $# -gt 0 ]; do
     --err) errs+=("$2"); shift 2;;
     --last) last="$2"; shift 2;;
     --count) counts+=("$2" "$3"); shift 3;;
+    --skip-if-err) skipre="$2"; shift 2;;
     --) shift; break;;
     *) echo "check.sh: unknown option $1" >&2; exit 2;;
   esac
@@ -27,6 +30,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$@" >"$tmp/out" 2>"$tmp/err"
 rc=$?
+if [ -n "$skipre" ] && grep -Eq -- "$skipre" "$tmp/err"; then
+  echo "SKIPPED: stderr matches /$skipre/:"; cat "$tmp/err"; exit 77
+fi
 fail=0
 complain() { echo "CHECK FAILED: $*"; fail=1; }
 [ "$rc" = "$status" ] || complain "exit status $rc, expected $status"
