@@ -8,6 +8,7 @@
 #include "hz_target.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -387,6 +388,11 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
         /* Verdict lines own stdout: whatever programs or targets print goes to
          * stderr. */
         dup2(2, 1);
+        int devnull = open("/dev/null", O_RDONLY);   /* input() must not wait */
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+            close(devnull);
+        }
         int rc = hz_worker_serve(w->cfg, down[0], up[1]);
         _exit(rc);   /* no atexit handlers, no Py_Finalize: the process is done */
     }
