@@ -120,12 +120,31 @@ emit_header(HzEmitter *e)
 
 /* Swap targets for class_swap: a subclass adding no slots, so `__class__`
  * assignment between it and its base is always layout-compatible. */
+/* class_swap to a sibling: with an odd payload, and when the argument's class and
+ * some other generated class both have no slots anywhere in their MRO (so the
+ * same layout: object plus dict and weakref), the instance moves to that class
+ * (payload / 2 picks which). Otherwise -1: it moves to a Swapped subclass. */
+static int
+swap_sibling(HzEmitter *e, int b)
+{
+    const HzProgram *p = e->p;
+    const HzMutation *mu = &p->between[b];
+    int cls = p->arg_class[mu->arg];
+    int cand[HZ_MAX_CLASSES], n = 0;
+    if (!(mu->value & 1) || e->lay.cls[cls].slot_lineage)
+        return -1;
+    for (int j = 0; j < p->nclasses; j++)
+        if (j != cls && !e->lay.cls[j].slot_lineage)
+            cand[n++] = j;
+    return n ? cand[(mu->value >> 1) % n] : -1;
+}
+
 static void
 emit_swap_classes(HzEmitter *e)
 {
     const HzProgram *p = e->p;
     for (int b = 0; b < p->nbetween; b++) {
-        if (p->between[b].kind != HZ_BETWEEN_class_swap)
+        if (p->between[b].kind != HZ_BETWEEN_class_swap || swap_sibling(e, b) >= 0)
             continue;
         int cls = p->arg_class[p->between[b].arg];
         EMIT(e, "\nclass Swapped%d(%s):\n", b + 1, e->cls_name[cls]);
@@ -257,7 +276,11 @@ emit_between(HzEmitter *e)
             EMIT(e, "        %s.%s = (\"toggled\", %d)\n", an, n, mu->value);
             break;
         case HZ_BETWEEN_class_swap:
-            EMIT(e, "    %s.__class__ = Swapped%d  # tf: between=%s\n", an, b + 1, tag);
+            if (swap_sibling(e, b) >= 0)
+                EMIT(e, "    %s.__class__ = %s  # tf: between=%s (same layout: no slots)\n", an,
+                     e->cls_name[swap_sibling(e, b)], tag);
+            else
+                EMIT(e, "    %s.__class__ = Swapped%d  # tf: between=%s\n", an, b + 1, tag);
             break;
         case HZ_BETWEEN_add_getattr:
             EMIT(e, "    %s.__getattr__ = late_getattr  # tf: between=%s\n", e->cls_name[cls], tag);

@@ -472,16 +472,19 @@ hz_emit_classes(HzEmitter *e)
         EMIT(e, "    \"\"\"Generated class %d of %d%s.\"\"\"\n", ci + 1, p->nclasses,
              info->eff_meta ? ", met through a metaclass on class access" : "");
         if (info->own_slots) {
+            int nslots = 0;
             EMIT(e, "\n    __slots__ = (");
             for (int m = 0; m < c->nmembers; m++)
                 if (c->members[m].kind == HZ_DESC_slot) {
                     HzRef r = {(int8_t)ci, (uint8_t)m};
-                    EMIT(e, "\"%s\", ", hz_emit_name(e, r));
+                    EMIT(e, "%s\"%s\"", nslots++ ? ", " : "", hz_emit_name(e, r));
                 }
             /* A root keeps an instance dict through its slots; below a class that
              * already has one, "__dict__" would be a TypeError. */
             if (c->base1 == 0 && !e->has_base)
-                EMIT(e, "\"__dict__\"");
+                EMIT(e, ", \"__dict__\"");
+            else if (nslots == 1)
+                EMIT(e, ",");
             EMIT(e, ")\n");
         }
         /* The class-dict entries a metaclass data descriptor shadows on class access. */

@@ -490,10 +490,20 @@ hz_other_candidates(const HzProgram *p, const HzLayout *lay, int kind, int cls, 
         HzRef r = ci->visible[j];
         if (r.cls < 0)
             continue;
-        HzDescKind key = (HzDescKind)hz_ref_member(p, hz_ref_key(lay, r))->kind;
-        if (kind == HZ_OTHER_SUBCLASS && !hz_kind_overridable(key))
+        const HzMember *key = hz_ref_member(p, hz_ref_key(lay, r));
+        if (!hz_kind_overridable((HzDescKind)key->kind))
+            continue;
+        /* A dict entry only changes what a read sees if nothing data-like wins
+         * over it: shadow non-data descriptors and plain class attributes. */
+        if (kind == HZ_OTHER_SHADOW && hz_kind_propertyish((HzDescKind)key->kind)
+            && !(key->kind == HZ_DESC_nondata_desc || key->kind == HZ_DESC_cached_prop
+                 || (key->kind == HZ_DESC_set_name && key->variant == 0)))
             continue;
         out[n++] = r;
     }
+    if (n == 0 && kind == HZ_OTHER_SHADOW)
+        for (int j = 0; j < ci->nvisible; j++)
+            if (ci->visible[j].cls >= 0)
+                out[n++] = ci->visible[j];
     return n;
 }

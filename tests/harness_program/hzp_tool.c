@@ -10,6 +10,8 @@
  *   hzp_tool coverage N       feature table over N generated programs, with the
  *                             acceptance thresholds (every id >= 1%, between >= 30%)
  *   hzp_tool dump-dir DIR N [module:Class]   writes DIR/prog_<seed>.py for seeds < N
+ *   hzp_tool dump-dir DIR N inputs           the same for the first N test inputs
+ *   hzp_tool motivating -     prints the motivating report's shape (hand-built IR)
  *   hzp_tool emit SEED [module:Class]        prints one generated program
  *   hzp_tool emit-file FILE                  prints the program FILE decodes to
  *   hzp_tool speed N          average decode / encode / emit time
@@ -256,15 +258,52 @@ parse_base(const char *arg, HzEmitOptions *opts, char *buf, size_t n)
     opts->base_class = colon + 1;
 }
 
+/* The motivating report's shape, built by hand: one class with a property returning
+ * a new object, a program reading it twice. Also checks that a hand-built IR
+ * survives encode/decode. */
+static HzProgram *
+motivating_program(void)
+{
+    HzProgram *p = hz_decode(NULL, 0);
+    p->classes[0].members[0].kind = HZ_DESC_prop_fresh;
+    p->classes[0].members[0].variant = 0;
+    p->stmts[0].pattern = HZ_ACCESS_repeat_read;
+    return p;
+}
+
+static int
+cmd_motivating(void)
+{
+    HzProgram *p = motivating_program();
+    check_roundtrip(p, "motivating", 0);
+    char *src = hz_emit(p, NULL);
+    if (strstr(src, "out.append((a.fresh_prop, a.fresh_prop))") == NULL
+        || strstr(src, "return object()") == NULL)
+        FAIL("motivating: the emitted program lacks the property or the double read");
+    fputs(src, stdout);
+    free(src);
+    hz_program_free(p);
+    return failures ? 1 : 0;
+}
+
 static int
 cmd_dump_dir(const char *dir, size_t count, const char *base)
 {
     HzEmitOptions opts = {NULL, NULL};
     char bbuf[256];
-    if (base)
+    bool inputs = base && strcmp(base, "inputs") == 0;
+    if (base && !inputs)
         parse_base(base, &opts, bbuf, sizeof(bbuf));
     for (size_t i = 0; i < count; i++) {
-        HzProgram *p = hz_generate(i);
+        HzProgram *p;
+        if (inputs) {
+            size_t len;
+            uint8_t *buf = test_input(i, &len);
+            p = hz_decode(buf, len);
+            free(buf);
+        } else {
+            p = hz_generate(i);
+        }
         char *src = hz_emit(p, &opts);
         char path[4096];
         snprintf(path, sizeof(path), "%s/prog_%zu.py", dir, i);
@@ -359,6 +398,8 @@ main(int argc, char **argv)
         return cmd_coverage(n);
     if (!strcmp(cmd, "speed"))
         return cmd_speed(n);
+    if (!strcmp(cmd, "motivating"))
+        return cmd_motivating();
     if (!strcmp(cmd, "dump-dir") && argc >= 4)
         return cmd_dump_dir(argv[2], n, argc > 4 ? argv[4] : NULL);
     if (!strcmp(cmd, "emit") || !strcmp(cmd, "emit-file")) {
