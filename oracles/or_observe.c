@@ -933,6 +933,9 @@ or_observe(const OrRunRaw *raw, OrObservation *out)
     }
     or_buf_init(&st->out);
     or_buf_init(&st->path);
+    /* An exception already set would read as a failure of ours: set it aside. */
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     int gc_was_enabled = PyGC_Disable();
     int rc = -1;
     for (int i = 0; i < OR_STEPS; i++) {
@@ -962,6 +965,12 @@ done:
             PyErr_NoMemory();
         }
         rc = -1;
+        Py_XDECREF(exc_type);
+        Py_XDECREF(exc_value);
+        Py_XDECREF(exc_tb);
+    }
+    else {
+        PyErr_Restore(exc_type, exc_value, exc_tb);
     }
     for (size_t i = 0; i < st->nobjs; i++) {
         Py_DECREF(st->objs[i]);

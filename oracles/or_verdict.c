@@ -65,7 +65,8 @@ is_r_section(OrSection s)
 static int
 section_raises(const char *text)
 {
-    return text != NULL && strncmp(text + 2, " = raise ", 9) == 0 && text[0] == 'r';
+    return text != NULL && text[0] == 'r' && text[1] != '\0'
+           && strncmp(text + 2, " = raise ", 9) == 0;
 }
 
 static int
@@ -124,6 +125,19 @@ only_message_differs(const OrLine *la, size_t na, const OrLine *lb, size_t nb)
     }
 }
 
+/* Whether b has extra lines at i: a's line i reappears a little later in b. */
+static int
+lines_extra(const OrLine *la, size_t na, const OrLine *lb, size_t nb, size_t i)
+{
+    (void)na;
+    for (size_t j = i + 1; j < nb && j <= i + 8; j++) {
+        if (line_eq(&la[i], &lb[j])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int
 or_divergence(const OrObservation *a, const OrObservation *b, OrDivergence *d)
 {
@@ -145,6 +159,10 @@ or_divergence(const OrObservation *a, const OrObservation *b, OrDivergence *d)
     }
     d->line = i;
     const OrLine *l = i < na ? &la[i] : i < nb ? &lb[i] : NULL;
+    if (i < na && i < nb && lines_extra(la, na, lb, nb, i)
+        && !lines_extra(lb, nb, la, na, i)) {
+        l = &lb[i];   /* b has lines a lacks: the divergence is b's extra line */
+    }
     if (l != NULL) {
         size_t n = or_line_path_len(l);
         if (n >= OR_PATH_MAX) {
