@@ -12,7 +12,7 @@
  * observation says, so it bumps OR_OBS_VERSION. */
 #define OR_CAP_DEPTH   8      /* nesting below a root whose contents are printed */
 #define OR_CAP_ITEMS   64     /* elements printed per container */
-#define OR_CAP_LOG     512    /* elements printed of LOG and its snapshots */
+#define OR_CAP_LOG     1024   /* elements printed of LOG and its snapshots */
 #define OR_CAP_OBJECTS 2000   /* objects numbered per observation */
 #define OR_CAP_LINES   10000  /* lines per section */
 #define OR_CAP_STR     200    /* characters printed of a str or bytes */
@@ -36,6 +36,27 @@ void or_buf_printf(OrBuf *b, const char *fmt, ...)
 void or_buf_truncate(OrBuf *b, size_t len);
 /* Hands the text over (malloc'd, caller frees); NULL if any allocation failed. */
 char *or_buf_finish(OrBuf *b);
+
+/* ---- values (or_value.c): writers of the value part of a line; each returns
+ * 0 (or 1 where it says), or -1 with a Python exception set. They run no
+ * Python code. ---- */
+
+#include "or_observe.h"   /* Python.h */
+
+/* A str's characters escaped to printable ASCII, capped at OR_CAP_STR; quoted
+ * ('...') when quote is set; spaces as \x20 when escape_space is set. */
+int or_put_text(OrBuf *b, PyObject *s, int quote, int escape_space);
+void or_put_bytes(OrBuf *b, PyObject *o, int escape_space);
+/* A plain value (None, bools, exact int/float/complex/str/bytes): 1 written,
+ * 0 not a plain value, -1 error. */
+int or_put_scalar(OrBuf *b, PyObject *o, int escape_space);
+/* " VALUE" of an int/float/complex/str/bytes subclass instance; nothing else. */
+int or_put_subclass_value(OrBuf *b, PyObject *o, int escape_space);
+/* A class statement's qualified name, a built-in type's tp_name. */
+int or_put_type_name(OrBuf *b, PyTypeObject *tp, int escape_space);
+/* The detail after "#n TYPE": " qualname" of a function or class, " name" of a
+ * module or builtin, "[len]" of a container, " VALUE" of a value subclass. */
+int or_put_detail(OrBuf *b, PyObject *o);
 
 /* One line of a section: [start, start+len) without the newline. */
 typedef struct {

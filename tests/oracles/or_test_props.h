@@ -4,7 +4,7 @@
 #define OR_TEST_PROPS(X) \
     X(aliasing) X(nan_negzero) X(set_order) X(dict_order) X(no_user_code) \
     X(cycle) X(cap_objects) X(cap_lines) X(exceptions) X(int_subclass) \
-    X(mutation_in_state) X(partial_run)
+    X(mutation_in_state) X(partial_run) X(cap_log)
 
 /* The lines of `text` whose path starts with `prefix`, prefix removed, joined;
  * malloc'd. */
@@ -395,4 +395,27 @@ prop_partial_run(void)
     or_observation_clear(&obs);
     Py_DECREF(r);
     Py_DECREF(log);
+}
+
+/* LOG and its copies show up to OR_CAP_LOG events (more than other containers),
+ * then say how many there were. */
+static void
+prop_cap_log(void)
+{
+    OrObservation obs;
+    char *t = observe_src(PROLOGUE "def program():\n"
+                          "    LOG.extend(range(len(LOG), len(LOG) + 1100))\n"
+                          "    return list(range(70))\n", &obs);
+    CHECK(t != NULL, "observe failed");
+    if (t == NULL) {
+        return;
+    }
+    CHECK(strstr(obs.section[OR_SEC_LOG1], "log1[1023] = 1023\nlog1[1024:] = <cap items 1100>\n")
+          != NULL, "%s", obs.section[OR_SEC_LOG1]);
+    CHECK(strstr(obs.section[OR_SEC_R1], "r1[63] = 63\nr1[64:] = <cap items 70>\n") != NULL,
+          "%s", obs.section[OR_SEC_R1]);
+    CHECK(strstr(obs.section[OR_SEC_STATE], "LOG[1024:] = <cap items 3300>\n") != NULL,
+          "the final LOG is capped the same way");
+    or_observation_clear(&obs);
+    free(t);
 }
