@@ -20,6 +20,8 @@
 #include "structmember.h"   /* PyMemberDef, T_OBJECT_EX */
 
 #define TABLE_SIZE 4096     /* power of two, at least 2 * OR_CAP_OBJECTS */
+_Static_assert(TABLE_SIZE >= 2 * OR_CAP_OBJECTS && OR_CAP_OBJECTS < 65536,
+               "the number table must stay sparse and its entries fit uint16_t");
 
 typedef struct {
     OrBuf out;              /* the section being written */
