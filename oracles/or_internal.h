@@ -50,7 +50,8 @@ void or_put_bytes(OrBuf *b, PyObject *o, int escape_space);
 /* A plain value (None, bools, exact int/float/complex/str/bytes): 1 written,
  * 0 not a plain value, -1 error. */
 int or_put_scalar(OrBuf *b, PyObject *o, int escape_space);
-/* " VALUE" of an int/float/complex/str/bytes subclass instance; nothing else. */
+/* " VALUE" of an int/float/complex/str/bytes subclass instance or a bytearray;
+ * nothing for anything else. */
 int or_put_subclass_value(OrBuf *b, PyObject *o, int escape_space);
 /* A class statement's qualified name, a built-in type's tp_name. */
 int or_put_type_name(OrBuf *b, PyTypeObject *tp, int escape_space);

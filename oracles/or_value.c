@@ -71,8 +71,11 @@ or_put_text(OrBuf *b, PyObject *s, int quote, int escape_space)
 void
 or_put_bytes(OrBuf *b, PyObject *o, int escape_space)
 {
-    Py_ssize_t n = PyBytes_GET_SIZE(o);
-    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(o);
+    /* bytes and bytearray (subclasses too), from their buffers */
+    int array = PyByteArray_Check(o);
+    Py_ssize_t n = array ? PyByteArray_GET_SIZE(o) : PyBytes_GET_SIZE(o);
+    const unsigned char *p = (const unsigned char *)(array ? PyByteArray_AS_STRING(o)
+                                                           : PyBytes_AS_STRING(o));
     Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
     or_buf_puts(b, "b'");
     for (Py_ssize_t i = 0; i < shown; i++) {
@@ -201,7 +204,7 @@ or_put_subclass_value(OrBuf *b, PyObject *o, int escape_space)
         or_buf_putc(b, ' ');
         return or_put_text(b, o, 1, escape_space);
     }
-    if (PyBytes_Check(o)) {
+    if (PyBytes_Check(o) || PyByteArray_Check(o)) {
         or_buf_putc(b, ' ');
         or_put_bytes(b, o, escape_space);
     }
