@@ -17,6 +17,9 @@
 #define OR_CAP_LINES   10000  /* lines per section */
 #define OR_CAP_STR     200    /* characters printed of a str or bytes */
 #define OR_CAP_SETSORT 4096   /* larger sets are not sorted, only counted */
+#define OR_CAP_KEY     1024   /* characters of one inline form (dict key, sort key) */
+#define OR_KEY_BUDGET  1000000 /* inline-form steps per observation: a DAG of shared
+                                  frozensets could otherwise expand exponentially */
 
 /* A growable NUL-terminated buffer. Allocation failure sets `oom` once and makes
  * every later call a no-op, so callers check once at the end. */

@@ -33,10 +33,14 @@ typedef struct {
     size_t root_cap;        /* item cap of the root container (LOG's is larger) */
     int stopped;            /* the line cap ended the current section */
     int failed;             /* a Python exception is set (MemoryError) */
+    size_t key_budget;      /* inline-form steps left: bounds pathological sharing */
 } ObsState;
 
 static void obs_node(ObsState *st, PyObject *o, int depth, const char *prefix);
 static int put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign);
+static int put_state_key(ObsState *st, OrBuf *b, PyObject *o, int depth, size_t stop);
+static int key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign,
+                   size_t stop);
 
 /* ---- numbering ---- */
 
@@ -210,9 +214,11 @@ set_entry_cmp(const void *a, const void *b)
 }
 
 /* Fills *out (malloc'd, caller frees; keys live in *keys, caller frees) with the
- * elements of set o in canonical order. -1 on error. */
+ * elements of set o in canonical order; mode is put_key's assign (0 or -1).
+ * -1 on error. */
 static int
-set_sorted(ObsState *st, PyObject *o, int depth, SetEntry **out, size_t *count, OrBuf *keys)
+set_sorted(ObsState *st, PyObject *o, int depth, int mode, SetEntry **out, size_t *count,
+           OrBuf *keys)
 {
     size_t n = (size_t)PySet_GET_SIZE(o), i = 0;
     size_t *offsets = malloc((n ? n : 1) * sizeof *offsets);
@@ -225,7 +231,7 @@ set_sorted(ObsState *st, PyObject *o, int depth, SetEntry **out, size_t *count, 
     Py_hash_t hash;
     while (i < n && _PySet_NextEntry(o, &pos, &key, &hash)) {
         offsets[i] = keys->len;
-        if (put_key(st, keys, key, depth, 0) < 0) {
+        if (put_key(st, keys, key, depth, mode) < 0) {
             goto error;
         }
         or_buf_putc(keys, '\0');
@@ -262,7 +268,7 @@ obs_set(ObsState *st, PyObject *o, int depth)
     size_t count = 0, cap = items_cap(st, depth);
     OrBuf keys;
     or_buf_init(&keys);
-    if (set_sorted(st, o, depth + 1, &ents, &count, &keys) < 0) {
+    if (set_sorted(st, o, depth + 1, 0, &ents, &count, &keys) < 0) {
         st->failed = 1;
         goto done;
     }
@@ -279,14 +285,110 @@ done:
     or_buf_free(&keys);
 }
 
+/* ---- slots ---- */
+
+/* Walks the __slots__ members of o's classes in MRO order (class statements
+ * only): the T_OBJECT_EX members, read through their offsets. */
+typedef struct {
+    PyObject *mro;
+    Py_ssize_t t;
+    PyMemberDef *m;
+} SlotIter;
+
+static void
+slot_iter_init(SlotIter *it, PyObject *o)
+{
+    PyObject *mro = Py_TYPE(o)->tp_mro;
+    it->mro = mro != NULL && PyTuple_Check(mro) ? mro : NULL;
+    it->t = -1;
+    it->m = NULL;
+}
+
+/* 1 with *name and *value (NULL when unset, borrowed), 0 at the end. */
+static int
+slot_next(SlotIter *it, PyObject *o, const char **name, PyObject **value)
+{
+    while (it->mro != NULL) {
+        for (; it->m != NULL && it->m->name != NULL; it->m++) {
+            if (it->m->type == T_OBJECT_EX) {
+                *name = it->m->name;
+                *value = *(PyObject **)((char *)o + it->m->offset);
+                it->m++;
+                return 1;
+            }
+        }
+        if (++it->t >= PyTuple_GET_SIZE(it->mro)) {
+            return 0;
+        }
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(it->mro, it->t);
+        it->m = PyType_Check(base) && (base->tp_flags & Py_TPFLAGS_HEAPTYPE)
+                ? base->tp_members : NULL;
+    }
+    return 0;
+}
+
 /* ---- inline form (dict keys, set sort keys) ---- */
 
-/* Writes the one-line form of a hashable o into b: values as in lines, tuples
- * "(a, b)", frozensets sorted, objects "#n Type" (numbered when assign is set)
- * or "#? Type". Spaces in strings are escaped (keys end up in paths). */
+/* The sort key of an instance not numbered yet goes one level into its state,
+ * so that distinct objects of one type in a set sort by their contents rather
+ * than their addresses: "{name=VALUE, ...}" over the instance dict, then slots. */
 static int
-put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
+put_state_key(ObsState *st, OrBuf *b, PyObject *o, int depth, size_t stop)
 {
+    PyObject **dictptr = _PyObject_GetDictPtr(o);   /* borrowed slot; clears errors */
+    PyObject *dict = dictptr != NULL ? *dictptr : NULL;
+    int first = 1;
+    or_buf_putc(b, '{');
+    if (dict != NULL && PyDict_Check(dict)) {
+        Py_ssize_t pos = 0;
+        size_t i = 0;
+        PyObject *k, *v;
+        while (b->len < stop && PyDict_Next(dict, &pos, &k, &v) && i++ < OR_CAP_ITEMS) {
+            or_buf_puts(b, first ? "" : ", ");
+            first = 0;
+            if (key_rec(st, b, k, depth + 1, -1, stop) < 0) {
+                return -1;
+            }
+            or_buf_putc(b, '=');
+            if (key_rec(st, b, v, depth + 1, -1, stop) < 0) {
+                return -1;
+            }
+        }
+    }
+    SlotIter it;
+    const char *name;
+    PyObject *v;
+    slot_iter_init(&it, o);
+    while (b->len < stop && slot_next(&it, o, &name, &v)) {
+        or_buf_printf(b, "%s%s=", first ? "" : ", ", name);
+        first = 0;
+        if (v == NULL) {
+            or_buf_puts(b, "<unset>");
+        }
+        else if (key_rec(st, b, v, depth + 1, -1, stop) < 0) {
+            return -1;
+        }
+    }
+    or_buf_putc(b, '}');
+    return 0;
+}
+
+/* Writes the one-line form of a hashable o into b: values as in lines, tuples
+ * "(a, b)", frozensets sorted, objects "#n Type" or "#? Type". Spaces in strings
+ * are escaped (keys end up in paths). assign: 1 numbers new objects (dict keys);
+ * 0 and -1 make sort keys and number nothing, 0 also shows one level of a new
+ * instance's state (put_state_key). */
+static int
+key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign, size_t stop)
+{
+    if (b->len >= stop) {
+        return 0;
+    }
+    if (st->key_budget == 0) {
+        or_buf_puts(b, "<cap work>");
+        return 0;
+    }
+    st->key_budget--;
     int r = or_put_scalar(b, o, 1);
     if (r != 0) {
         return r < 0 ? -1 : 0;
@@ -298,7 +400,7 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
             return 0;
         }
         or_buf_putc(b, '(');
-        for (Py_ssize_t i = 0; i < n; i++) {
+        for (Py_ssize_t i = 0; i < n && b->len < stop; i++) {
             if (i == OR_CAP_ITEMS) {
                 or_buf_printf(b, ", <cap items %zd>", n);
                 break;
@@ -306,7 +408,7 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
             if (i > 0) {
                 or_buf_puts(b, ", ");
             }
-            if (put_key(st, b, PyTuple_GET_ITEM(o, i), depth + 1, assign) < 0) {
+            if (key_rec(st, b, PyTuple_GET_ITEM(o, i), depth + 1, assign, stop) < 0) {
                 return -1;
             }
         }
@@ -315,7 +417,7 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
     }
     if (PyFrozenSet_CheckExact(o)) {
         Py_ssize_t n = PySet_GET_SIZE(o);
-        if (depth >= OR_CAP_DEPTH || n > OR_CAP_SETSORT) {
+        if (depth >= OR_CAP_DEPTH || n > OR_CAP_ITEMS) {
             or_buf_printf(b, "frozenset(<cap %zd>)", n);
             return 0;
         }
@@ -323,21 +425,18 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
         size_t count = 0;
         OrBuf keys;
         or_buf_init(&keys);
-        if (set_sorted(st, o, depth + 1, &ents, &count, &keys) < 0) {
+        if (set_sorted(st, o, depth + 1, assign == 1 ? 0 : assign, &ents, &count,
+                       &keys) < 0) {
             or_buf_free(&keys);
             return -1;
         }
         or_buf_puts(b, "frozenset({");
         int err = 0;
-        for (size_t i = 0; i < count && !err; i++) {
-            if (i == OR_CAP_ITEMS) {
-                or_buf_printf(b, ", <cap items %zd>", n);
-                break;
-            }
+        for (size_t i = 0; i < count && !err && b->len < stop; i++) {
             if (i > 0) {
                 or_buf_puts(b, ", ");
             }
-            err = put_key(st, b, ents[i].elem, depth + 1, assign) < 0;
+            err = key_rec(st, b, ents[i].elem, depth + 1, assign, stop) < 0;
         }
         or_buf_puts(b, "})");
         free(ents);
@@ -349,17 +448,35 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
         or_buf_printf(b, "#%zu", num);
         return 0;
     }
-    num = assign ? obj_number(st, o) : 0;
+    num = assign == 1 ? obj_number(st, o) : 0;
     if (num != 0) {
         or_buf_printf(b, "#%zu ", num);
     }
     else {
-        or_buf_puts(b, assign ? "<cap objects> " : "#? ");
+        or_buf_puts(b, assign == 1 ? "<cap objects> " : "#? ");
     }
-    if (or_put_type_name(b, Py_TYPE(o), 1) < 0) {
+    if (or_put_type_name(b, Py_TYPE(o), 1) < 0 || or_put_subclass_value(b, o, 1) < 0) {
         return -1;
     }
-    return or_put_subclass_value(b, o, 1);
+    if (assign == 0 && (Py_TYPE(o)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+        return put_state_key(st, b, o, depth, stop);
+    }
+    return 0;
+}
+
+/* put_key's entry: at most OR_CAP_KEY characters ("<cap key>" after them). */
+static int
+put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
+{
+    size_t stop = b->len + OR_CAP_KEY;
+    if (key_rec(st, b, o, depth, assign, stop) < 0) {
+        return -1;
+    }
+    if (b->len >= stop) {
+        or_buf_truncate(b, stop);
+        or_buf_puts(b, "<cap key>");
+    }
+    return 0;
 }
 
 /* ---- instance state ---- */
@@ -423,35 +540,24 @@ obs_instance_state(ObsState *st, PyObject *o, int depth)
         }
         Py_DECREF(dict);
     }
-    PyObject *mro = Py_TYPE(o)->tp_mro;
-    if (mro == NULL || !PyTuple_Check(mro)) {
-        return;
-    }
-    for (Py_ssize_t t = 0; t < PyTuple_GET_SIZE(mro); t++) {
-        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, t);
-        if (!PyType_Check(base) || !(base->tp_flags & Py_TPFLAGS_HEAPTYPE)
-            || base->tp_members == NULL) {
-            continue;
+    SlotIter it;
+    const char *name;
+    PyObject *v;
+    slot_iter_init(&it, o);
+    while (!st->stopped && !st->failed && slot_next(&it, o, &name, &v)) {
+        size_t mark = st->path.len;
+        or_buf_putc(&st->path, '.');
+        or_buf_puts(&st->path, name);
+        if (v == NULL) {
+            if (line_begin(st)) {
+                or_buf_puts(&st->out, "<unset>");
+                line_end(st);
+            }
         }
-        for (PyMemberDef *m = base->tp_members; m->name != NULL; m++) {
-            if (m->type != T_OBJECT_EX || st->stopped || st->failed) {
-                continue;
-            }
-            PyObject *v = *(PyObject **)((char *)o + m->offset);
-            size_t mark = st->path.len;
-            or_buf_putc(&st->path, '.');
-            or_buf_puts(&st->path, m->name);
-            if (v == NULL) {
-                if (line_begin(st)) {
-                    or_buf_puts(&st->out, "<unset>");
-                    line_end(st);
-                }
-            }
-            else {
-                obs_node(st, v, depth + 1, NULL);
-            }
-            or_buf_truncate(&st->path, mark);
+        else {
+            obs_node(st, v, depth + 1, NULL);
         }
+        or_buf_truncate(&st->path, mark);
     }
 }
 
@@ -664,6 +770,7 @@ or_observe(const OrRunRaw *raw, OrObservation *out)
     }
     or_buf_init(&st->out);
     or_buf_init(&st->path);
+    st->key_budget = OR_KEY_BUDGET;
     /* An exception already set would read as a failure of ours: set it aside. */
     PyObject *exc_type, *exc_value, *exc_tb;
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
