@@ -46,18 +46,22 @@ char *or_buf_finish(OrBuf *b);
 
 #include "or_observe.h"   /* Python.h */
 
+/* Flags of the text writers. */
+#define OR_TEXT_SPACE 1   /* spaces as \x20 (text inside a path) */
+#define OR_TEXT_ADDR  2   /* "0x" + 6 or more hex digits as "0x<addr>" (exception args) */
+
 /* A str's characters escaped to printable ASCII, capped at OR_CAP_STR; quoted
- * ('...') when quote is set; spaces as \x20 when escape_space is set. */
-int or_put_text(OrBuf *b, PyObject *s, int quote, int escape_space);
-void or_put_bytes(OrBuf *b, PyObject *o, int escape_space);
+ * ('...') when quote is set. */
+int or_put_text(OrBuf *b, PyObject *s, int quote, int flags);
+void or_put_bytes(OrBuf *b, PyObject *o, int flags);
 /* A plain value (None, bools, exact int/float/complex/str/bytes): 1 written,
  * 0 not a plain value, -1 error. */
-int or_put_scalar(OrBuf *b, PyObject *o, int escape_space);
+int or_put_scalar(OrBuf *b, PyObject *o, int flags);
 /* " VALUE" of an int/float/complex/str/bytes subclass instance or a bytearray;
  * nothing for anything else. */
-int or_put_subclass_value(OrBuf *b, PyObject *o, int escape_space);
+int or_put_subclass_value(OrBuf *b, PyObject *o, int flags);
 /* A class statement's qualified name, a built-in type's tp_name. */
-int or_put_type_name(OrBuf *b, PyTypeObject *tp, int escape_space);
+int or_put_type_name(OrBuf *b, PyTypeObject *tp, int flags);
 /* The detail after "#n TYPE": " qualname" of a function or class, " name" of a
  * module or builtin, "[len]" of a container, " VALUE" of a value subclass. */
 int or_put_detail(OrBuf *b, PyObject *o);

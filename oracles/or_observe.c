@@ -34,6 +34,7 @@ typedef struct {
     int stopped;            /* the line cap ended the current section */
     int failed;             /* a Python exception is set (MemoryError) */
     size_t key_budget;      /* inline-form steps left: bounds pathological sharing */
+    int scrub;              /* inside exception args: addresses in strings hidden */
 } ObsState;
 
 static void obs_node(ObsState *st, PyObject *o, int depth, const char *prefix);
@@ -389,7 +390,7 @@ key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign, size_t stop)
         return 0;
     }
     st->key_budget--;
-    int r = or_put_scalar(b, o, 1);
+    int r = or_put_scalar(b, o, OR_TEXT_SPACE);
     if (r != 0) {
         return r < 0 ? -1 : 0;
     }
@@ -455,7 +456,8 @@ key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign, size_t stop)
     else {
         or_buf_puts(b, assign == 1 ? "<cap objects> " : "#? ");
     }
-    if (or_put_type_name(b, Py_TYPE(o), 1) < 0 || or_put_subclass_value(b, o, 1) < 0) {
+    if (or_put_type_name(b, Py_TYPE(o), OR_TEXT_SPACE) < 0
+        || or_put_subclass_value(b, o, OR_TEXT_SPACE) < 0) {
         return -1;
     }
     if (assign == 0 && (Py_TYPE(o)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
@@ -572,7 +574,9 @@ obs_contents(ObsState *st, PyObject *o, int depth)
         size_t mark = st->path.len;
         or_buf_puts(&st->path, ".args");
         if (args != NULL) {
+            st->scrub++;
             obs_node(st, args, depth + 1, NULL);
+            st->scrub--;
         }
         or_buf_truncate(&st->path, mark);
         return;
@@ -626,7 +630,7 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
     if (prefix != NULL) {
         or_buf_puts(b, prefix);
     }
-    int r = or_put_scalar(b, o, 0);
+    int r = or_put_scalar(b, o, st->scrub ? OR_TEXT_ADDR : 0);
     if (r != 0) {
         st->failed |= r < 0;
         line_end(st);

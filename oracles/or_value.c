@@ -41,10 +41,16 @@ put_codepoint(OrBuf *b, Py_UCS4 c, char quote, int escape_space)
     }
 }
 
+static int
+is_hex(Py_UCS4 c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 /* Writes a str's characters, escaped to printable ASCII, capped at OR_CAP_STR;
  * quoted ('...') when quote is set. Works on str subclasses: reads the storage. */
 int
-or_put_text(OrBuf *b, PyObject *s, int quote, int escape_space)
+or_put_text(OrBuf *b, PyObject *s, int quote, int flags)
 {
     if (PyUnicode_READY(s) < 0) {
         return -1;
@@ -57,7 +63,20 @@ or_put_text(OrBuf *b, PyObject *s, int quote, int escape_space)
         or_buf_putc(b, '\'');
     }
     for (Py_ssize_t i = 0; i < shown; i++) {
-        put_codepoint(b, PyUnicode_READ(kind, data, i), quote ? '\'' : 0, escape_space);
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if ((flags & OR_TEXT_ADDR) && c == '0' && i + 1 < n
+            && PyUnicode_READ(kind, data, i + 1) == 'x') {
+            Py_ssize_t j = i + 2;
+            while (j < n && is_hex(PyUnicode_READ(kind, data, j))) {
+                j++;
+            }
+            if (j - (i + 2) >= 6) {   /* an address from a repr: never the same twice */
+                or_buf_puts(b, "0x<addr>");
+                i = j - 1;
+                continue;
+            }
+        }
+        put_codepoint(b, c, quote ? '\'' : 0, flags & OR_TEXT_SPACE);
     }
     if (quote) {
         or_buf_putc(b, '\'');
@@ -69,7 +88,7 @@ or_put_text(OrBuf *b, PyObject *s, int quote, int escape_space)
 }
 
 void
-or_put_bytes(OrBuf *b, PyObject *o, int escape_space)
+or_put_bytes(OrBuf *b, PyObject *o, int flags)
 {
     /* bytes and bytearray (subclasses too), from their buffers */
     int array = PyByteArray_Check(o);
@@ -79,7 +98,7 @@ or_put_bytes(OrBuf *b, PyObject *o, int escape_space)
     Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
     or_buf_puts(b, "b'");
     for (Py_ssize_t i = 0; i < shown; i++) {
-        put_codepoint(b, p[i], '\'', escape_space);   /* high bytes: \xHH */
+        put_codepoint(b, p[i], '\'', flags & OR_TEXT_SPACE);   /* high bytes: \xHH */
     }
     or_buf_putc(b, '\'');
     if (shown < n) {
@@ -145,7 +164,7 @@ put_complex(OrBuf *b, PyObject *o)
 
 /* Plain values printed by value: 1 written, 0 not a plain value, -1 error. */
 int
-or_put_scalar(OrBuf *b, PyObject *o, int escape_space)
+or_put_scalar(OrBuf *b, PyObject *o, int flags)
 {
     if (o == Py_None) {
         or_buf_puts(b, "None");
@@ -172,10 +191,10 @@ or_put_scalar(OrBuf *b, PyObject *o, int escape_space)
         return put_complex(b, o) < 0 ? -1 : 1;
     }
     else if (PyUnicode_CheckExact(o)) {
-        return or_put_text(b, o, 1, escape_space) < 0 ? -1 : 1;
+        return or_put_text(b, o, 1, flags) < 0 ? -1 : 1;
     }
     else if (PyBytes_CheckExact(o)) {
-        or_put_bytes(b, o, escape_space);
+        or_put_bytes(b, o, flags);
     }
     else {
         return 0;
@@ -186,7 +205,7 @@ or_put_scalar(OrBuf *b, PyObject *o, int escape_space)
 /* The value part of an object of a value subclass (int, float, complex, str,
  * bytes), read from its storage; 0 when o is none of those. */
 int
-or_put_subclass_value(OrBuf *b, PyObject *o, int escape_space)
+or_put_subclass_value(OrBuf *b, PyObject *o, int flags)
 {
     if (PyLong_Check(o)) {
         or_buf_putc(b, ' ');
@@ -202,23 +221,23 @@ or_put_subclass_value(OrBuf *b, PyObject *o, int escape_space)
     }
     if (PyUnicode_Check(o)) {
         or_buf_putc(b, ' ');
-        return or_put_text(b, o, 1, escape_space);
+        return or_put_text(b, o, 1, flags);
     }
     if (PyBytes_Check(o) || PyByteArray_Check(o)) {
         or_buf_putc(b, ' ');
-        or_put_bytes(b, o, escape_space);
+        or_put_bytes(b, o, flags);
     }
     return 0;
 }
 
 /* A type's name: the qualified name of a class statement, tp_name otherwise. */
 int
-or_put_type_name(OrBuf *b, PyTypeObject *tp, int escape_space)
+or_put_type_name(OrBuf *b, PyTypeObject *tp, int flags)
 {
     if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) {
         PyObject *q = ((PyHeapTypeObject *)tp)->ht_qualname;
         if (q != NULL && PyUnicode_Check(q)) {
-            return or_put_text(b, q, 0, escape_space);
+            return or_put_text(b, q, 0, flags);
         }
     }
     or_buf_puts(b, tp->tp_name);
