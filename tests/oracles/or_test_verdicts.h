@@ -245,6 +245,8 @@ verdict_MISMATCH_RESULT(void)
     CHECK(strstr(v.report, "> r1[1] = #2 object") != NULL, "%s", v.report);
     CHECK(strstr(v.report, "eager: r1[1] = #2 object\ntarget: r1[1] = #1\n") != NULL,
           "%s", v.report);
+    CHECK(strstr(v.report, "difference: identity: eager has a new object where target has "
+                 "one seen before (#1)\n") != NULL, "%s", v.report);
     printf("%s", v.report);
     or_verdict_clear(&v);
     or_observation_clear(&e);
