@@ -125,11 +125,11 @@ only_message_differs(const OrLine *la, size_t na, const OrLine *lb, size_t nb)
     }
 }
 
-/* Whether b has extra lines at i: a's line i reappears a little later in b. */
+/* Whether b has extra lines at i: a's line i (i < its count) reappears a little
+ * later in b. */
 static int
-lines_extra(const OrLine *la, size_t na, const OrLine *lb, size_t nb, size_t i)
+lines_extra(const OrLine *la, const OrLine *lb, size_t nb, size_t i)
 {
-    (void)na;
     for (size_t j = i + 1; j < nb && j <= i + 8; j++) {
         if (line_eq(&la[i], &lb[j])) {
             return 1;
@@ -159,8 +159,7 @@ or_divergence(const OrObservation *a, const OrObservation *b, OrDivergence *d)
     }
     d->line = i;
     const OrLine *l = i < na ? &la[i] : i < nb ? &lb[i] : NULL;
-    if (i < na && i < nb && lines_extra(la, na, lb, nb, i)
-        && !lines_extra(lb, nb, la, na, i)) {
+    if (i < na && i < nb && lines_extra(la, lb, nb, i) && !lines_extra(lb, la, na, i)) {
         l = &lb[i];   /* b has lines a lacks: the divergence is b's extra line */
     }
     if (l != NULL) {
