@@ -288,8 +288,10 @@ done:
 
 /* ---- slots ---- */
 
-/* Walks the __slots__ members of o's classes in MRO order (class statements
- * only): the T_OBJECT_EX members, read through their offsets. */
+/* Walks the object members of o's heap types in MRO order, read through their
+ * offsets: the __slots__ of class statements (T_OBJECT_EX) and the object fields
+ * of heap types from C (T_OBJECT, e.g. functools.partial's func, args, keywords;
+ * NULL there reads None, as CPython's getter says). */
 typedef struct {
     PyObject *mro;
     Py_ssize_t t;
@@ -311,9 +313,12 @@ slot_next(SlotIter *it, PyObject *o, const char **name, PyObject **value)
 {
     while (it->mro != NULL) {
         for (; it->m != NULL && it->m->name != NULL; it->m++) {
-            if (it->m->type == T_OBJECT_EX) {
+            if (it->m->type == T_OBJECT_EX || it->m->type == T_OBJECT) {
                 *name = it->m->name;
                 *value = *(PyObject **)((char *)o + it->m->offset);
+                if (*value == NULL && it->m->type == T_OBJECT) {
+                    *value = Py_None;
+                }
                 it->m++;
                 return 1;
             }
