@@ -12,11 +12,14 @@
  * observation says, so it bumps OR_OBS_VERSION. */
 #define OR_CAP_DEPTH   8      /* nesting below a root whose contents are printed */
 #define OR_CAP_ITEMS   64     /* elements printed per container */
-#define OR_CAP_LOG     512    /* elements printed of LOG and its snapshots */
+#define OR_CAP_LOG     1024   /* elements printed of LOG and its snapshots */
 #define OR_CAP_OBJECTS 2000   /* objects numbered per observation */
 #define OR_CAP_LINES   10000  /* lines per section */
 #define OR_CAP_STR     200    /* characters printed of a str or bytes */
 #define OR_CAP_SETSORT 4096   /* larger sets are not sorted, only counted */
+#define OR_CAP_KEY     1024   /* characters of one inline form (dict key, sort key) */
+#define OR_KEY_BUDGET  1000000 /* inline-form steps per observation: a DAG of shared
+                                  frozensets could otherwise expand exponentially */
 
 /* A growable NUL-terminated buffer. Allocation failure sets `oom` once and makes
  * every later call a no-op, so callers check once at the end. */
@@ -36,6 +39,32 @@ void or_buf_printf(OrBuf *b, const char *fmt, ...)
 void or_buf_truncate(OrBuf *b, size_t len);
 /* Hands the text over (malloc'd, caller frees); NULL if any allocation failed. */
 char *or_buf_finish(OrBuf *b);
+
+/* ---- values (or_value.c): writers of the value part of a line; each returns
+ * 0 (or 1 where it says), or -1 with a Python exception set. They run no
+ * Python code. ---- */
+
+#include "or_observe.h"   /* Python.h */
+
+/* Flags of the text writers. */
+#define OR_TEXT_SPACE 1   /* spaces as \x20 (text inside a path) */
+#define OR_TEXT_ADDR  2   /* "0x" + 6 or more hex digits as "0x<addr>" (exception args) */
+
+/* A str's characters escaped to printable ASCII, capped at OR_CAP_STR; quoted
+ * ('...') when quote is set. */
+int or_put_text(OrBuf *b, PyObject *s, int quote, int flags);
+void or_put_bytes(OrBuf *b, PyObject *o, int flags);
+/* A plain value (None, bools, exact int/float/complex/str/bytes): 1 written,
+ * 0 not a plain value, -1 error. */
+int or_put_scalar(OrBuf *b, PyObject *o, int flags);
+/* " VALUE" of an int/float/complex/str/bytes subclass instance or a bytearray;
+ * nothing for anything else. */
+int or_put_subclass_value(OrBuf *b, PyObject *o, int flags);
+/* A class statement's qualified name, a built-in type's tp_name. */
+int or_put_type_name(OrBuf *b, PyTypeObject *tp, int flags);
+/* The detail after "#n TYPE": " qualname" of a function or class, " name" of a
+ * module or builtin, "[len]" of a container, " VALUE" of a value subclass. */
+int or_put_detail(OrBuf *b, PyObject *o);
 
 /* One line of a section: [start, start+len) without the newline. */
 typedef struct {

@@ -20,6 +20,8 @@
 #include "structmember.h"   /* PyMemberDef, T_OBJECT_EX */
 
 #define TABLE_SIZE 4096     /* power of two, at least 2 * OR_CAP_OBJECTS */
+_Static_assert(TABLE_SIZE >= 2 * OR_CAP_OBJECTS && OR_CAP_OBJECTS < 65536,
+               "the number table must stay sparse and its entries fit uint16_t");
 
 typedef struct {
     OrBuf out;              /* the section being written */
@@ -31,10 +33,15 @@ typedef struct {
     size_t root_cap;        /* item cap of the root container (LOG's is larger) */
     int stopped;            /* the line cap ended the current section */
     int failed;             /* a Python exception is set (MemoryError) */
+    size_t key_budget;      /* inline-form steps left: bounds pathological sharing */
+    int scrub;              /* inside exception args: addresses in strings hidden */
 } ObsState;
 
 static void obs_node(ObsState *st, PyObject *o, int depth, const char *prefix);
 static int put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign);
+static int put_state_key(ObsState *st, OrBuf *b, PyObject *o, int depth, size_t stop);
+static int key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign,
+                   size_t stop);
 
 /* ---- numbering ---- */
 
@@ -76,222 +83,6 @@ obj_number(ObsState *st, PyObject *o)
     st->objs[st->nobjs++] = Py_NewRef(o);
     st->table[i] = (uint16_t)st->nobjs;
     return st->nobjs;
-}
-
-/* ---- values ---- */
-
-static void
-put_codepoint(OrBuf *b, Py_UCS4 c, char quote, int escape_space)
-{
-    if (c == '\\' || (quote && c == (Py_UCS4)quote)) {
-        or_buf_putc(b, '\\');
-        or_buf_putc(b, (char)c);
-    }
-    else if (c == '\n') {
-        or_buf_puts(b, "\\n");
-    }
-    else if (c == '\r') {
-        or_buf_puts(b, "\\r");
-    }
-    else if (c == '\t') {
-        or_buf_puts(b, "\\t");
-    }
-    else if (c == ' ' && escape_space) {
-        or_buf_puts(b, "\\x20");   /* keeps " = " out of paths */
-    }
-    else if (c >= 0x20 && c < 0x7f) {
-        or_buf_putc(b, (char)c);
-    }
-    else if (c < 0x100) {
-        or_buf_printf(b, "\\x%02x", (unsigned)c);
-    }
-    else if (c < 0x10000) {
-        or_buf_printf(b, "\\u%04x", (unsigned)c);
-    }
-    else {
-        or_buf_printf(b, "\\U%08x", (unsigned)c);
-    }
-}
-
-/* Writes a str's characters, escaped to printable ASCII, capped at OR_CAP_STR;
- * quoted ('...') when quote is set. Works on str subclasses: reads the storage. */
-static int
-put_text(OrBuf *b, PyObject *s, int quote, int escape_space)
-{
-    if (PyUnicode_READY(s) < 0) {
-        return -1;
-    }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
-    if (quote) {
-        or_buf_putc(b, '\'');
-    }
-    for (Py_ssize_t i = 0; i < shown; i++) {
-        put_codepoint(b, PyUnicode_READ(kind, data, i), quote ? '\'' : 0, escape_space);
-    }
-    if (quote) {
-        or_buf_putc(b, '\'');
-    }
-    if (shown < n) {
-        or_buf_printf(b, "...<cap str %zd>", n);
-    }
-    return 0;
-}
-
-static void
-put_bytes(OrBuf *b, PyObject *o, int escape_space)
-{
-    Py_ssize_t n = PyBytes_GET_SIZE(o);
-    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(o);
-    Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
-    or_buf_puts(b, "b'");
-    for (Py_ssize_t i = 0; i < shown; i++) {
-        put_codepoint(b, p[i], '\'', escape_space);   /* high bytes: \xHH */
-    }
-    or_buf_putc(b, '\'');
-    if (shown < n) {
-        or_buf_printf(b, "...<cap str %zd>", n);
-    }
-}
-
-/* Decimal by the int's own digits (PyLong_Type's repr, not the object's type's);
- * beyond 4096 bits hexadecimal, which has no digit limit. Subclasses too. */
-static int
-put_int(OrBuf *b, PyObject *o)
-{
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (!overflow) {
-        if (v == -1 && PyErr_Occurred()) {
-            return -1;
-        }
-        or_buf_printf(b, "%lld", v);
-        return 0;
-    }
-    size_t bits = _PyLong_NumBits(o);
-    if (bits == (size_t)-1 && PyErr_Occurred()) {
-        return -1;
-    }
-    PyObject *s = bits <= 4096 ? PyLong_Type.tp_repr(o) : _PyLong_Format(o, 16);
-    if (s == NULL) {
-        return -1;
-    }
-    int r = put_text(b, s, 0, 0);
-    Py_DECREF(s);
-    return r;
-}
-
-/* repr() of a double, exact: "nan", "-0.0", "inf", "1e+100". */
-static int
-put_double(OrBuf *b, double v)
-{
-    char *s = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-    if (s == NULL) {
-        return -1;
-    }
-    or_buf_puts(b, s);
-    PyMem_Free(s);
-    return 0;
-}
-
-static int
-put_complex(OrBuf *b, PyObject *o)
-{
-    Py_complex c = ((PyComplexObject *)o)->cval;
-    or_buf_puts(b, "complex(");
-    if (put_double(b, c.real) < 0) {
-        return -1;
-    }
-    or_buf_puts(b, ", ");
-    if (put_double(b, c.imag) < 0) {
-        return -1;
-    }
-    or_buf_putc(b, ')');
-    return 0;
-}
-
-/* Plain values printed by value: 1 written, 0 not a plain value, -1 error. */
-static int
-put_scalar(OrBuf *b, PyObject *o, int escape_space)
-{
-    if (o == Py_None) {
-        or_buf_puts(b, "None");
-    }
-    else if (o == Py_True) {
-        or_buf_puts(b, "True");
-    }
-    else if (o == Py_False) {
-        or_buf_puts(b, "False");
-    }
-    else if (o == Py_Ellipsis) {
-        or_buf_puts(b, "Ellipsis");
-    }
-    else if (o == Py_NotImplemented) {
-        or_buf_puts(b, "NotImplemented");
-    }
-    else if (PyLong_CheckExact(o)) {
-        return put_int(b, o) < 0 ? -1 : 1;
-    }
-    else if (PyFloat_CheckExact(o)) {
-        return put_double(b, PyFloat_AS_DOUBLE(o)) < 0 ? -1 : 1;
-    }
-    else if (PyComplex_CheckExact(o)) {
-        return put_complex(b, o) < 0 ? -1 : 1;
-    }
-    else if (PyUnicode_CheckExact(o)) {
-        return put_text(b, o, 1, escape_space) < 0 ? -1 : 1;
-    }
-    else if (PyBytes_CheckExact(o)) {
-        put_bytes(b, o, escape_space);
-    }
-    else {
-        return 0;
-    }
-    return 1;
-}
-
-/* The value part of an object of a value subclass (int, float, complex, str,
- * bytes), read from its storage; 0 when o is none of those. */
-static int
-put_subclass_value(OrBuf *b, PyObject *o, int escape_space)
-{
-    if (PyLong_Check(o)) {
-        or_buf_putc(b, ' ');
-        return put_int(b, o);
-    }
-    if (PyFloat_Check(o)) {
-        or_buf_putc(b, ' ');
-        return put_double(b, PyFloat_AS_DOUBLE(o));
-    }
-    if (PyComplex_Check(o)) {
-        or_buf_putc(b, ' ');
-        return put_complex(b, o);
-    }
-    if (PyUnicode_Check(o)) {
-        or_buf_putc(b, ' ');
-        return put_text(b, o, 1, escape_space);
-    }
-    if (PyBytes_Check(o)) {
-        or_buf_putc(b, ' ');
-        put_bytes(b, o, escape_space);
-    }
-    return 0;
-}
-
-/* A type's name: the qualified name of a class statement, tp_name otherwise. */
-static int
-put_type_name(OrBuf *b, PyTypeObject *tp, int escape_space)
-{
-    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) {
-        PyObject *q = ((PyHeapTypeObject *)tp)->ht_qualname;
-        if (q != NULL && PyUnicode_Check(q)) {
-            return put_text(b, q, 0, escape_space);
-        }
-    }
-    or_buf_puts(b, tp->tp_name);
-    return 0;
 }
 
 /* ---- lines and paths ---- */
@@ -424,9 +215,11 @@ set_entry_cmp(const void *a, const void *b)
 }
 
 /* Fills *out (malloc'd, caller frees; keys live in *keys, caller frees) with the
- * elements of set o in canonical order. -1 on error. */
+ * elements of set o in canonical order; mode is put_key's assign (0 or -1).
+ * -1 on error. */
 static int
-set_sorted(ObsState *st, PyObject *o, int depth, SetEntry **out, size_t *count, OrBuf *keys)
+set_sorted(ObsState *st, PyObject *o, int depth, int mode, SetEntry **out, size_t *count,
+           OrBuf *keys)
 {
     size_t n = (size_t)PySet_GET_SIZE(o), i = 0;
     size_t *offsets = malloc((n ? n : 1) * sizeof *offsets);
@@ -439,7 +232,7 @@ set_sorted(ObsState *st, PyObject *o, int depth, SetEntry **out, size_t *count, 
     Py_hash_t hash;
     while (i < n && _PySet_NextEntry(o, &pos, &key, &hash)) {
         offsets[i] = keys->len;
-        if (put_key(st, keys, key, depth, 0) < 0) {
+        if (put_key(st, keys, key, depth, mode) < 0) {
             goto error;
         }
         or_buf_putc(keys, '\0');
@@ -476,7 +269,7 @@ obs_set(ObsState *st, PyObject *o, int depth)
     size_t count = 0, cap = items_cap(st, depth);
     OrBuf keys;
     or_buf_init(&keys);
-    if (set_sorted(st, o, depth + 1, &ents, &count, &keys) < 0) {
+    if (set_sorted(st, o, depth + 1, 0, &ents, &count, &keys) < 0) {
         st->failed = 1;
         goto done;
     }
@@ -493,15 +286,116 @@ done:
     or_buf_free(&keys);
 }
 
+/* ---- slots ---- */
+
+/* Walks the object members of o's heap types in MRO order, read through their
+ * offsets: the __slots__ of class statements (T_OBJECT_EX) and the object fields
+ * of heap types from C (T_OBJECT, e.g. functools.partial's func, args, keywords;
+ * NULL there reads None, as CPython's getter says). */
+typedef struct {
+    PyObject *mro;
+    Py_ssize_t t;
+    PyMemberDef *m;
+} SlotIter;
+
+static void
+slot_iter_init(SlotIter *it, PyObject *o)
+{
+    PyObject *mro = Py_TYPE(o)->tp_mro;
+    it->mro = mro != NULL && PyTuple_Check(mro) ? mro : NULL;
+    it->t = -1;
+    it->m = NULL;
+}
+
+/* 1 with *name and *value (NULL when unset, borrowed), 0 at the end. */
+static int
+slot_next(SlotIter *it, PyObject *o, const char **name, PyObject **value)
+{
+    while (it->mro != NULL) {
+        for (; it->m != NULL && it->m->name != NULL; it->m++) {
+            if (it->m->type == T_OBJECT_EX || it->m->type == T_OBJECT) {
+                *name = it->m->name;
+                *value = *(PyObject **)((char *)o + it->m->offset);
+                if (*value == NULL && it->m->type == T_OBJECT) {
+                    *value = Py_None;
+                }
+                it->m++;
+                return 1;
+            }
+        }
+        if (++it->t >= PyTuple_GET_SIZE(it->mro)) {
+            return 0;
+        }
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(it->mro, it->t);
+        it->m = PyType_Check(base) && (base->tp_flags & Py_TPFLAGS_HEAPTYPE)
+                ? base->tp_members : NULL;
+    }
+    return 0;
+}
+
 /* ---- inline form (dict keys, set sort keys) ---- */
 
-/* Writes the one-line form of a hashable o into b: values as in lines, tuples
- * "(a, b)", frozensets sorted, objects "#n Type" (numbered when assign is set)
- * or "#? Type". Spaces in strings are escaped (keys end up in paths). */
+/* The sort key of an instance not numbered yet goes one level into its state,
+ * so that distinct objects of one type in a set sort by their contents rather
+ * than their addresses: "{name=VALUE, ...}" over the instance dict, then slots. */
 static int
-put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
+put_state_key(ObsState *st, OrBuf *b, PyObject *o, int depth, size_t stop)
 {
-    int r = put_scalar(b, o, 1);
+    PyObject **dictptr = _PyObject_GetDictPtr(o);   /* borrowed slot; clears errors */
+    PyObject *dict = dictptr != NULL ? *dictptr : NULL;
+    int first = 1;
+    or_buf_putc(b, '{');
+    if (dict != NULL && PyDict_Check(dict)) {
+        Py_ssize_t pos = 0;
+        size_t i = 0;
+        PyObject *k, *v;
+        while (b->len < stop && PyDict_Next(dict, &pos, &k, &v) && i++ < OR_CAP_ITEMS) {
+            or_buf_puts(b, first ? "" : ", ");
+            first = 0;
+            if (key_rec(st, b, k, depth + 1, -1, stop) < 0) {
+                return -1;
+            }
+            or_buf_putc(b, '=');
+            if (key_rec(st, b, v, depth + 1, -1, stop) < 0) {
+                return -1;
+            }
+        }
+    }
+    SlotIter it;
+    const char *name;
+    PyObject *v;
+    slot_iter_init(&it, o);
+    while (b->len < stop && slot_next(&it, o, &name, &v)) {
+        or_buf_printf(b, "%s%s=", first ? "" : ", ", name);
+        first = 0;
+        if (v == NULL) {
+            or_buf_puts(b, "<unset>");
+        }
+        else if (key_rec(st, b, v, depth + 1, -1, stop) < 0) {
+            return -1;
+        }
+    }
+    or_buf_putc(b, '}');
+    return 0;
+}
+
+/* Writes the one-line form of a hashable o into b: values as in lines, tuples
+ * "(a, b)", frozensets sorted, objects "#n Type" or "#? Type". Spaces in strings
+ * are escaped (keys end up in paths). assign: 1 numbers new objects (dict keys);
+ * 0 and -1 make sort keys and number nothing, 0 also shows one level of a new
+ * instance's state (put_state_key). */
+static int
+key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign, size_t stop)
+{
+    if (b->len >= stop) {
+        return 0;
+    }
+    if (st->key_budget == 0) {
+        or_buf_puts(b, "<cap work>");
+        return 0;
+    }
+    st->key_budget--;
+    int r = or_put_scalar(b, o, OR_TEXT_SPACE);
     if (r != 0) {
         return r < 0 ? -1 : 0;
     }
@@ -512,7 +406,7 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
             return 0;
         }
         or_buf_putc(b, '(');
-        for (Py_ssize_t i = 0; i < n; i++) {
+        for (Py_ssize_t i = 0; i < n && b->len < stop; i++) {
             if (i == OR_CAP_ITEMS) {
                 or_buf_printf(b, ", <cap items %zd>", n);
                 break;
@@ -520,7 +414,7 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
             if (i > 0) {
                 or_buf_puts(b, ", ");
             }
-            if (put_key(st, b, PyTuple_GET_ITEM(o, i), depth + 1, assign) < 0) {
+            if (key_rec(st, b, PyTuple_GET_ITEM(o, i), depth + 1, assign, stop) < 0) {
                 return -1;
             }
         }
@@ -529,7 +423,7 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
     }
     if (PyFrozenSet_CheckExact(o)) {
         Py_ssize_t n = PySet_GET_SIZE(o);
-        if (depth >= OR_CAP_DEPTH || n > OR_CAP_SETSORT) {
+        if (depth >= OR_CAP_DEPTH || n > OR_CAP_ITEMS) {
             or_buf_printf(b, "frozenset(<cap %zd>)", n);
             return 0;
         }
@@ -537,21 +431,18 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
         size_t count = 0;
         OrBuf keys;
         or_buf_init(&keys);
-        if (set_sorted(st, o, depth + 1, &ents, &count, &keys) < 0) {
+        if (set_sorted(st, o, depth + 1, assign == 1 ? 0 : assign, &ents, &count,
+                       &keys) < 0) {
             or_buf_free(&keys);
             return -1;
         }
         or_buf_puts(b, "frozenset({");
         int err = 0;
-        for (size_t i = 0; i < count && !err; i++) {
-            if (i == OR_CAP_ITEMS) {
-                or_buf_printf(b, ", <cap items %zd>", n);
-                break;
-            }
+        for (size_t i = 0; i < count && !err && b->len < stop; i++) {
             if (i > 0) {
                 or_buf_puts(b, ", ");
             }
-            err = put_key(st, b, ents[i].elem, depth + 1, assign) < 0;
+            err = key_rec(st, b, ents[i].elem, depth + 1, assign, stop) < 0;
         }
         or_buf_puts(b, "})");
         free(ents);
@@ -563,17 +454,36 @@ put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
         or_buf_printf(b, "#%zu", num);
         return 0;
     }
-    num = assign ? obj_number(st, o) : 0;
+    num = assign == 1 ? obj_number(st, o) : 0;
     if (num != 0) {
         or_buf_printf(b, "#%zu ", num);
     }
     else {
-        or_buf_puts(b, assign ? "<cap objects> " : "#? ");
+        or_buf_puts(b, assign == 1 ? "<cap objects> " : "#? ");
     }
-    if (put_type_name(b, Py_TYPE(o), 1) < 0) {
+    if (or_put_type_name(b, Py_TYPE(o), OR_TEXT_SPACE) < 0
+        || or_put_subclass_value(b, o, OR_TEXT_SPACE) < 0) {
         return -1;
     }
-    return put_subclass_value(b, o, 1);
+    if (assign == 0 && (Py_TYPE(o)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+        return put_state_key(st, b, o, depth, stop);
+    }
+    return 0;
+}
+
+/* put_key's entry: at most OR_CAP_KEY characters ("<cap key>" after them). */
+static int
+put_key(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign)
+{
+    size_t stop = b->len + OR_CAP_KEY;
+    if (key_rec(st, b, o, depth, assign, stop) < 0) {
+        return -1;
+    }
+    if (b->len >= stop) {
+        or_buf_truncate(b, stop);
+        or_buf_puts(b, "<cap key>");
+    }
+    return 0;
 }
 
 /* ---- instance state ---- */
@@ -637,94 +547,28 @@ obs_instance_state(ObsState *st, PyObject *o, int depth)
         }
         Py_DECREF(dict);
     }
-    PyObject *mro = Py_TYPE(o)->tp_mro;
-    if (mro == NULL || !PyTuple_Check(mro)) {
-        return;
-    }
-    for (Py_ssize_t t = 0; t < PyTuple_GET_SIZE(mro); t++) {
-        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, t);
-        if (!PyType_Check(base) || !(base->tp_flags & Py_TPFLAGS_HEAPTYPE)
-            || base->tp_members == NULL) {
-            continue;
+    SlotIter it;
+    const char *name;
+    PyObject *v;
+    slot_iter_init(&it, o);
+    while (!st->stopped && !st->failed && slot_next(&it, o, &name, &v)) {
+        size_t mark = st->path.len;
+        or_buf_putc(&st->path, '.');
+        or_buf_puts(&st->path, name);
+        if (v == NULL) {
+            if (line_begin(st)) {
+                or_buf_puts(&st->out, "<unset>");
+                line_end(st);
+            }
         }
-        for (PyMemberDef *m = base->tp_members; m->name != NULL; m++) {
-            if (m->type != T_OBJECT_EX || st->stopped || st->failed) {
-                continue;
-            }
-            PyObject *v = *(PyObject **)((char *)o + m->offset);
-            size_t mark = st->path.len;
-            or_buf_putc(&st->path, '.');
-            or_buf_puts(&st->path, m->name);
-            if (v == NULL) {
-                if (line_begin(st)) {
-                    or_buf_puts(&st->out, "<unset>");
-                    line_end(st);
-                }
-            }
-            else {
-                obs_node(st, v, depth + 1, NULL);
-            }
-            or_buf_truncate(&st->path, mark);
+        else {
+            obs_node(st, v, depth + 1, NULL);
         }
+        or_buf_truncate(&st->path, mark);
     }
 }
 
 /* ---- one node ---- */
-
-/* The header detail after "#n Type": what names a function, class, module, the
- * value of a value subclass, the length of a container. */
-static int
-put_detail(OrBuf *b, PyObject *o)
-{
-    if (PyExceptionInstance_Check(o)) {
-        return 0;
-    }
-    if (PyType_Check(o)) {
-        or_buf_putc(b, ' ');
-        return put_type_name(b, (PyTypeObject *)o, 0);
-    }
-    if (PyFunction_Check(o)) {
-        PyObject *q = ((PyFunctionObject *)o)->func_qualname;
-        if (q != NULL && PyUnicode_Check(q)) {
-            or_buf_putc(b, ' ');
-            return put_text(b, q, 0, 0);
-        }
-        return 0;
-    }
-    if (PyCFunction_Check(o)) {
-        or_buf_putc(b, ' ');
-        or_buf_puts(b, ((PyCFunctionObject *)o)->m_ml->ml_name);
-        return 0;
-    }
-    if (PyModule_Check(o)) {
-        PyObject *name = PyModule_GetNameObject(o);   /* new reference */
-        if (name == NULL) {
-            PyErr_Clear();
-            return 0;
-        }
-        or_buf_putc(b, ' ');
-        int r = put_text(b, name, 0, 0);
-        Py_DECREF(name);
-        return r;
-    }
-    if (PyTuple_Check(o)) {
-        or_buf_printf(b, "[%zd]", PyTuple_GET_SIZE(o));
-        return 0;
-    }
-    if (PyList_Check(o)) {
-        or_buf_printf(b, "[%zd]", PyList_GET_SIZE(o));
-        return 0;
-    }
-    if (PyDict_Check(o)) {
-        or_buf_printf(b, "[%zd]", PyDict_GET_SIZE(o));
-        return 0;
-    }
-    if (PyAnySet_Check(o)) {
-        or_buf_printf(b, "[%zd]", PySet_GET_SIZE(o));
-        return 0;
-    }
-    return put_subclass_value(b, o, 0);
-}
 
 /* The contents printed at an object's first appearance. */
 static void
@@ -735,7 +579,9 @@ obs_contents(ObsState *st, PyObject *o, int depth)
         size_t mark = st->path.len;
         or_buf_puts(&st->path, ".args");
         if (args != NULL) {
+            st->scrub++;
             obs_node(st, args, depth + 1, NULL);
+            st->scrub--;
         }
         or_buf_truncate(&st->path, mark);
         return;
@@ -789,7 +635,7 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
     if (prefix != NULL) {
         or_buf_puts(b, prefix);
     }
-    int r = put_scalar(b, o, 0);
+    int r = or_put_scalar(b, o, st->scrub ? OR_TEXT_ADDR : 0);
     if (r != 0) {
         st->failed |= r < 0;
         line_end(st);
@@ -827,7 +673,7 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
     else {
         or_buf_printf(b, "#%zu ", num);
     }
-    if (put_type_name(b, Py_TYPE(o), 0) < 0 || put_detail(b, o) < 0) {
+    if (or_put_type_name(b, Py_TYPE(o), 0) < 0 || or_put_detail(b, o) < 0) {
         st->failed = 1;
         return;
     }
@@ -933,6 +779,10 @@ or_observe(const OrRunRaw *raw, OrObservation *out)
     }
     or_buf_init(&st->out);
     or_buf_init(&st->path);
+    st->key_budget = OR_KEY_BUDGET;
+    /* An exception already set would read as a failure of ours: set it aside. */
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     int gc_was_enabled = PyGC_Disable();
     int rc = -1;
     for (int i = 0; i < OR_STEPS; i++) {
@@ -962,6 +812,12 @@ done:
             PyErr_NoMemory();
         }
         rc = -1;
+        Py_XDECREF(exc_type);
+        Py_XDECREF(exc_value);
+        Py_XDECREF(exc_tb);
+    }
+    else {
+        PyErr_Restore(exc_type, exc_value, exc_tb);
     }
     for (size_t i = 0; i < st->nobjs; i++) {
         Py_DECREF(st->objs[i]);

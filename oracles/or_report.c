@@ -46,6 +46,84 @@ put_indented(OrBuf *b, const char *text, const char *indent)
     }
 }
 
+/* Whether a value is a reference back to an object seen before: "#12". */
+static int
+is_backref(const char *v, size_t n)
+{
+    if (n < 2 || v[0] != '#') {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether a value is the first appearance of an object: "#12 Type ...". */
+static int
+is_newobj(const char *v, size_t n)
+{
+    size_t i = 1;
+    if (n < 3 || v[0] != '#') {
+        return 0;
+    }
+    while (i < n && v[i] >= '0' && v[i] <= '9') {
+        i++;
+    }
+    return i > 1 && i < n && v[i] == ' ';
+}
+
+/* One sentence classifying the first differing lines, for a human reader. */
+static void
+put_difference(OrBuf *b, const OrReportCtx *ctx, const OrLine *x, const OrLine *y)
+{
+    const char *la = ctx->label_a, *lb = ctx->label_b;
+    or_buf_puts(b, "difference: ");
+    if (x == NULL || y == NULL) {
+        or_buf_printf(b, "%s has more lines here (more contents, or a longer structure)\n",
+                      x == NULL ? lb : la);
+        return;
+    }
+    size_t px = or_line_path_len(x), py = or_line_path_len(y);
+    if (px != py || memcmp(x->start, y->start, px) != 0 || px + 3 > x->len
+        || py + 3 > y->len) {
+        const char *path = ctx->div->path;
+        if (strlen(path) == py && memcmp(path, y->start, py) == 0) {
+            or_buf_printf(b, "structure: %s has an entry here that %s lacks (%s)\n", lb, la,
+                          path);
+        }
+        else {
+            or_buf_puts(b, "structure: the two sides reach different paths here "
+                        "(an entry on one side only, or contents in another order)\n");
+        }
+        return;
+    }
+    const char *vx = x->start + px + 3, *vy = y->start + py + 3;
+    size_t nx = x->len - px - 3, ny = y->len - py - 3;
+    int rx = nx >= 6 && memcmp(vx, "raise ", 6) == 0;
+    int ry = ny >= 6 && memcmp(vy, "raise ", 6) == 0;
+    if (rx != ry) {
+        or_buf_printf(b, "exception: %s raises where %s returns\n", rx ? la : lb,
+                      rx ? lb : la);
+    }
+    else if (is_backref(vx, nx) && is_newobj(vy, ny)) {
+        or_buf_printf(b, "identity: %s has an object seen before (%.*s) where %s has a new "
+                      "one\n", la, (int)nx, vx, lb);
+    }
+    else if (is_newobj(vx, nx) && is_backref(vy, ny)) {
+        or_buf_printf(b, "identity: %s has a new object where %s has one seen before (%.*s)"
+                      "\n", la, lb, (int)ny, vy);
+    }
+    else if (is_backref(vx, nx) && is_backref(vy, ny)) {
+        or_buf_puts(b, "identity: the two sides refer to different objects seen before\n");
+    }
+    else {
+        or_buf_puts(b, "value: the same path holds different values\n");
+    }
+}
+
 static int
 put_side_by_side(OrBuf *b, const OrReportCtx *ctx)
 {
@@ -59,6 +137,8 @@ put_side_by_side(OrBuf *b, const OrReportCtx *ctx)
     }
     or_buf_printf(b, "\nfirst divergence: section [%s], line %zu, path %s\n",
                   or_section_name(d->section), d->line + 1, d->path);
+    put_difference(b, ctx, d->line < na ? &la[d->line] : NULL,
+                   d->line < nb ? &lb[d->line] : NULL);
     if (d->only_message) {
         or_buf_puts(b, "note: only the exception message differs (same type)\n");
     }

@@ -65,7 +65,8 @@ is_r_section(OrSection s)
 static int
 section_raises(const char *text)
 {
-    return text != NULL && strncmp(text + 2, " = raise ", 9) == 0 && text[0] == 'r';
+    return text != NULL && text[0] == 'r' && text[1] != '\0'
+           && strncmp(text + 2, " = raise ", 9) == 0;
 }
 
 static int
@@ -124,6 +125,19 @@ only_message_differs(const OrLine *la, size_t na, const OrLine *lb, size_t nb)
     }
 }
 
+/* Whether b has extra lines at i: a's line i (i < its count) reappears a little
+ * later in b. */
+static int
+lines_extra(const OrLine *la, const OrLine *lb, size_t nb, size_t i)
+{
+    for (size_t j = i + 1; j < nb && j <= i + 8; j++) {
+        if (line_eq(&la[i], &lb[j])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int
 or_divergence(const OrObservation *a, const OrObservation *b, OrDivergence *d)
 {
@@ -145,6 +159,9 @@ or_divergence(const OrObservation *a, const OrObservation *b, OrDivergence *d)
     }
     d->line = i;
     const OrLine *l = i < na ? &la[i] : i < nb ? &lb[i] : NULL;
+    if (i < na && i < nb && lines_extra(la, lb, nb, i) && !lines_extra(lb, la, na, i)) {
+        l = &lb[i];   /* b has lines a lacks: the divergence is b's extra line */
+    }
     if (l != NULL) {
         size_t n = or_line_path_len(l);
         if (n >= OR_PATH_MAX) {
@@ -204,47 +221,39 @@ path_shape(const char *path, char *out, size_t cap)
     out[o] = '\0';
 }
 
-/* The exception type named by a message or traceback: the last line that starts
- * in column 0, up to its ':' ("AssertionError: ..." -> "AssertionError"), last
- * dotted component only ("tfjit.ProvenanceError" -> "ProvenanceError"). */
+/* The exception type named by a message or traceback: the last line starting in
+ * column 0 that reads "Name: ..." or "Name" with Name a dotted identifier (which
+ * skips "Traceback (most recent call last):", chaining sentences and most lines
+ * of a multi-line message), last dotted component only ("tfjit.ProvenanceError"
+ * -> "ProvenanceError"). */
 static void
 exception_name(const char *msg, const char *fallback, char *out, size_t cap)
 {
     snprintf(out, cap, "%s", fallback);
-    if (msg == NULL) {
-        return;
-    }
-    const char *best = NULL;
-    for (const char *p = msg; *p;) {
+    for (const char *p = msg ? msg : ""; *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len > 0 && p[0] != ' ' && p[0] != '\t') {
-            best = p;
+        const char *start = p;
+        size_t n = 0;
+        int ok = len > 0 && p[0] != ' ' && p[0] != '\t';
+        while (ok && n < len && p[n] != ':') {
+            char c = p[n];
+            if (c == '.') {
+                start = p + n + 1;
+            }
+            else if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                       || (c >= '0' && c <= '9'))) {
+                ok = 0;
+            }
+            n++;
+        }
+        size_t name_len = (size_t)(p + n - start);
+        if (ok && name_len > 0 && name_len < cap && name_len <= 64) {
+            memcpy(out, start, name_len);
+            out[name_len] = '\0';
         }
         p += len + (nl ? 1 : 0);
     }
-    if (best == NULL) {
-        return;
-    }
-    const char *start = best;
-    size_t n = 0;
-    while (best[n] != '\0' && best[n] != '\n' && best[n] != ':') {
-        char c = best[n];
-        if (c == '.') {
-            start = best + n + 1;
-        }
-        else if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-                   || (c >= '0' && c <= '9'))) {
-            return;   /* not an exception line: keep the fallback */
-        }
-        n++;
-    }
-    size_t len = (size_t)(best + n - start);
-    if (len == 0 || len >= cap || len > 64) {
-        return;
-    }
-    memcpy(out, start, len);
-    out[len] = '\0';
 }
 
 static void

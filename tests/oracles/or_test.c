@@ -3,6 +3,7 @@
  *   or_test golden CASE.py GOLDEN.txt [--update]   observation text vs golden file
  *   or_test prop NAME                              a property of observations
  *   or_test verdict NAME                           a verdict / signature case
+ *   or_test e2e NAME                               eager vs a toy target, decided
  *   or_test list                                   the prop and verdict names
  *   or_test bench CASE.py [N]                      observations per second
  *
@@ -44,6 +45,7 @@ static int failures;
 
 typedef struct {
     PyObject *globals;
+    PyObject *target_globals;
     PyObject *owned[16];
     int nowned;
     OrRunRaw raw;
@@ -71,6 +73,10 @@ run_clear(Run *run)
     if (run->globals != NULL) {
         PyDict_Clear(run->globals);   /* breaks the module's cycles */
         Py_DECREF(run->globals);
+    }
+    if (run->target_globals != NULL) {
+        PyDict_Clear(run->target_globals);
+        Py_DECREF(run->target_globals);
     }
     memset(run, 0, sizeof *run);
 }
@@ -107,9 +113,10 @@ run_step(Run *run, int i, PyObject *program, PyObject *args)
     return 0;
 }
 
-/* Runs the protocol; 0, or -1 with the Python error printed. */
+/* Runs the protocol, the program called through jit(program) when target_src
+ * (a module defining jit) is given; 0, or -1 with the Python error printed. */
 static int
-run_program(const char *src, Run *run)
+run_program_through(const char *src, const char *target_src, Run *run)
 {
     memset(run, 0, sizeof *run);
     run->globals = PyDict_New();
@@ -133,6 +140,23 @@ run_program(const char *src, Run *run)
     if (make == NULL || program == NULL) {
         fprintf(stderr, "case lacks make or program\n");
         return -1;
+    }
+    if (target_src != NULL) {
+        PyObject *tg = run->target_globals = PyDict_New();
+        if (tg == NULL
+            || PyDict_SetItemString(tg, "__builtins__", PyEval_GetBuiltins()) < 0) {
+            goto error;
+        }
+        PyObject *m = PyRun_String(target_src, Py_file_input, tg, tg);
+        if (m == NULL) {
+            goto error;
+        }
+        Py_DECREF(m);
+        PyObject *jit = PyDict_GetItemString(tg, "jit");
+        program = jit ? own(run, PyObject_CallOneArg(jit, program)) : NULL;
+        if (program == NULL) {
+            goto error;
+        }
     }
     PyObject *args = own(run, PyObject_CallNoArgs(make));
     if (args == NULL || !PyTuple_Check(args)) {
@@ -168,6 +192,12 @@ error:
         PyErr_Print();
     }
     return -1;
+}
+
+static int
+run_program(const char *src, Run *run)
+{
+    return run_program_through(src, NULL, run);
 }
 
 /* Runs src and observes it; the text (malloc'd) or NULL. obs may be NULL. */
@@ -290,6 +320,7 @@ bench(const char *case_path, long n)
 
 #include "or_test_props.h"
 #include "or_test_verdicts.h"
+#include "or_test_e2es.h"
 
 /* ---- main ---- */
 
@@ -308,6 +339,12 @@ static const NamedTest verdicts[] = {
 #define VERDICT(n) {#n, verdict_##n},
     OR_TEST_VERDICTS(VERDICT)
 #undef VERDICT
+};
+
+static const NamedTest e2es[] = {
+#define E2E(n) {#n, e2e_##n},
+    OR_TEST_E2ES(E2E)
+#undef E2E
 };
 
 static int
@@ -359,11 +396,14 @@ main(int argc, char **argv)
         for (size_t i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++) {
             printf("verdict %s\n", verdicts[i].name);
         }
+        for (size_t i = 0; i < sizeof e2es / sizeof e2es[0]; i++) {
+            printf("e2e %s\n", e2es[i].name);
+        }
         return 0;
     }
     if (argc < 3) {
         fprintf(stderr, "usage: %s golden CASE GOLDEN [--update] | prop NAME | "
-                "verdict NAME | list\n", argv[0]);
+                "verdict NAME | e2e NAME | bench CASE [N] | list\n", argv[0]);
         return 2;
     }
     int rc;
@@ -379,6 +419,9 @@ main(int argc, char **argv)
     }
     else if (strcmp(argv[1], "verdict") == 0) {
         rc = run_named(verdicts, sizeof verdicts / sizeof verdicts[0], argv[2]);
+    }
+    else if (strcmp(argv[1], "e2e") == 0) {
+        rc = run_named(e2es, sizeof e2es / sizeof e2es[0], argv[2]);
     }
     else {
         fprintf(stderr, "unknown command %s\n", argv[1]);

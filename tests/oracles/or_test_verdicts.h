@@ -105,8 +105,11 @@ verdict_PROVENANCE(void)
     in.step = 1;
     in.hint_desc_kind = "prop_fresh";
     in.target_message = "Traceback (most recent call last):\n  File \"x\", line 1\n"
+                        "KeyError: 'k'\n\nDuring handling of the above exception, another "
+                        "exception occurred:\n\nTraceback (most recent call last):\n"
+                        "  File \"y\", line 2\n"
                         "tfjit.ProvenanceError: attribute test of Test object out of sync: "
-                        "<object object at 0x1> vs. <object object at 0x2>\n";
+                        "<object object at 0x1>\nvs. <object object at 0x2>\n";
     OrVerdict v = decide(&in, OR_PROVENANCE);
     CHECK_STREQ(v.signature, "PROVENANCE 1 ProvenanceError prop_fresh");
     CHECK(strstr(v.report, "attribute test of Test object out of sync") != NULL, "%s",
@@ -242,6 +245,8 @@ verdict_MISMATCH_RESULT(void)
     CHECK(strstr(v.report, "> r1[1] = #2 object") != NULL, "%s", v.report);
     CHECK(strstr(v.report, "eager: r1[1] = #2 object\ntarget: r1[1] = #1\n") != NULL,
           "%s", v.report);
+    CHECK(strstr(v.report, "difference: identity: eager has a new object where target has "
+                 "one seen before (#1)\n") != NULL, "%s", v.report);
     printf("%s", v.report);
     or_verdict_clear(&v);
     or_observation_clear(&e);
