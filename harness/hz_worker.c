@@ -308,6 +308,8 @@ int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out)
 
 struct HzWorker {
     const HzWorkerConfig *cfg;
+    HzTarget target;           /* in_process only */
+    HzProtocol *proto;         /* in_process only; non-NULL once started */
     pid_t pid;
     int to_worker, from_worker;
     char *target_name;
@@ -362,10 +364,38 @@ static int reap(HzWorker *w, bool kill_it)
     return status;
 }
 
+/* --no-fork: CPython and the target in this process, exactly as a worker sets
+ * them up (hz_worker_serve). */
+static int start_in_process(HzWorker *w, char *err, size_t errlen)
+{
+    char *dir = hz_target_file_dir(w->cfg->target);
+    HzEmbedConfig ec = {w->cfg->python_path, w->cfg->n_python_path, dir};
+    int rc = hz_embed_init(&ec, err, errlen);
+    free(dir);
+    if (rc < 0 || hz_target_load(w->cfg->target, w->cfg->unsupported, &w->target,
+                                 err, errlen) < 0)
+        return -1;
+    if (w->cfg->faults != NULL && *w->cfg->faults) {
+        int f = hz_target_set_faults(w->cfg->faults, err, errlen);
+        if (f < 0) {
+            hz_target_clear(&w->target);
+            return -1;
+        }
+        if (f == 1)
+            w->note = strdup("tfjit has no set_faults yet: --faults only selects "
+                             "expectations");
+    }
+    w->target_name = strdup(w->target.name);
+    w->proto = hz_protocol_new(&w->target);
+    return 0;
+}
+
 int hz_worker_start(HzWorker *w, char *err, size_t errlen)
 {
-    if (w->pid > 0)
+    if (w->pid > 0 || w->proto != NULL)
         return 0;
+    if (w->cfg->in_process)
+        return start_in_process(w, err, errlen);
     int down[2], up[2];
     if (pipe(down) < 0 || pipe(up) < 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -508,6 +538,15 @@ int hz_worker_run(HzWorker *w, const char *filename, const char *source,
                   HzOutcome *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    if (w->cfg->in_process) {
+        if (hz_worker_start(w, err, errlen) < 0)
+            return -1;
+        if (hz_protocol_run(w->proto, source, filename, NULL, out) < 0) {
+            snprintf(err, errlen, "out of memory deciding a verdict");
+            return -1;
+        }
+        return 0;
+    }
     for (int attempt = 0; ; attempt++) {
         if (hz_worker_start(w, err, errlen) < 0)
             return -1;
@@ -582,6 +621,10 @@ void hz_worker_free(HzWorker *w)
 {
     if (w == NULL)
         return;
+    if (w->proto != NULL) {
+        hz_protocol_free(w->proto);
+        hz_target_clear(&w->target);
+    }
     if (w->pid > 0) {
         /* Closing its input ends the worker's loop; it exits on its own. */
         close(w->to_worker);

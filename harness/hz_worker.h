@@ -22,6 +22,7 @@
 
 #include "hz_protocol.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct {
@@ -31,6 +32,8 @@ typedef struct {
     size_t n_python_path;
     const char *faults;                /* comma list or NULL */
     double timeout;                    /* seconds per input (wall time) */
+    bool in_process;                   /* --no-fork: run in this process (debugging;
+                                        * no time limit, a crash ends the run) */
 } HzWorkerConfig;
 
 typedef struct HzWorker HzWorker;

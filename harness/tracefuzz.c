@@ -36,6 +36,8 @@
  *     --timeout S        wall-time limit per input in seconds (default 10)
  *     --findings DIR     write reports there instead of stderr
  *     --quiet            print only failed inputs' lines and the summary
+ *     --no-fork          run inputs in this process (to debug a crash under gdb;
+ *                        no time limit, and a crash ends the run)
  *   Passed means: the verdict is OK (or UNSUPPORTED without --strict); INVALID and
  *   NONDETERMINISTIC are failures (of the corpus or the generator). A source input
  *   may carry expectation headers; when one matches the current target and faults,
@@ -107,7 +109,7 @@ static const char usage_main[] =
 static const char usage_run[] =
     "usage: tracefuzz run [--target T] [--unsupported MOD:EXC] [--python-path DIR]...\n"
     "                     [--faults F1,F2] [--strict] [--timeout S] [--findings DIR]\n"
-    "                     [--quiet] PATH...\n"
+    "                     [--quiet] [--no-fork] PATH...\n"
     "\n"
     "Runs each input (files; directories recursively, sorted) eagerly twice and once\n"
     "through the target; prints `PATH: VERDICT  SIGNATURE` per input, a count per\n"
@@ -122,6 +124,7 @@ static const char usage_run[] =
     "  --timeout S        wall-time limit per input in seconds (default 10)\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
     "  --quiet            print only failures and the summary\n"
+    "  --no-fork          run in this process (debugging: no time limit, no isolation)\n"
     "\n"
     "Source inputs may carry `# expect[TARGET]: VERDICT`, `# expect[TARGET\n"
     "faults=F1,F2]: VERDICT` and `# expect-report[TARGET]: TEXT` headers.\n";
@@ -613,6 +616,10 @@ static int cmd_run(int argc, char **argv)
         }
         else if (strcmp(a, "--quiet") == 0) {
             o.quiet = true;
+            continue;
+        }
+        else if (strcmp(a, "--no-fork") == 0) {
+            o.wc.in_process = true;
             continue;
         }
         else if (a[0] == '-' && a[1] != 0) {
