@@ -164,13 +164,17 @@ emit_swap_classes(HzEmitter *e)
     }
 }
 
+/* Writes the state of argument a (constructed already): instance attributes,
+ * slots set in make(), nn.Module-style parameters and submodules. A submodule is
+ * another argument when there is one, as in a real module tree, so the world has
+ * aliasing for provenance to follow. */
 static void
-emit_instance(HzEmitter *e, int a, const char *ctor, bool twist)
+emit_state(HzEmitter *e, int a, bool twist)
 {
     const HzProgram *p = e->p;
     int cls = p->arg_class[a];
     const HzClassInfo *ci = &e->lay.cls[cls];
-    EMIT(e, "    %s = %s()\n", arg_names[a], ctor);
+    const char *an = arg_names[a];
     for (int j = 0; j < ci->nvisible; j++) {
         HzRef r = ci->visible[j];
         if (r.cls < 0)
@@ -180,19 +184,25 @@ emit_instance(HzEmitter *e, int a, const char *ctor, bool twist)
         switch ((HzDescKind)mem->kind) {
         case HZ_DESC_inst_attr:
             if (mem->variant == 0)
-                EMIT(e, "    %s.%s = %d\n", arg_names[a], n, mem->value);
+                EMIT(e, "    %s.%s = %d\n", an, n, mem->value);
             else if (mem->variant == 1)
-                EMIT(e, "    %s.%s = [%d]\n", arg_names[a], n, mem->value);
+                EMIT(e, "    %s.%s = [%d]\n", an, n, mem->value);
             else
-                EMIT(e, "    %s.%s = \"%s\"\n", arg_names[a], n, n);
+                EMIT(e, "    %s.%s = \"%s\"\n", an, n, n);
             break;
         case HZ_DESC_slot:
             if (mem->variant == 0)
-                EMIT(e, "    %s.%s = %d  # a slot\n", arg_names[a], n, mem->value);
+                EMIT(e, "    %s.%s = %d  # a slot\n", an, n, mem->value);
             break;
         case HZ_DESC_module_like:
-            EMIT(e, "    %s.%s = [%d, %d]  # routed into %s by __setattr__\n", arg_names[a], n,
-                 mem->value, mem->value + 1, mem->variant ? "_modules" : "_parameters");
+            if (mem->variant == 1 && p->nargs > 1) {
+                int other = (a + 1 + mem->value % (p->nargs - 1)) % p->nargs;
+                EMIT(e, "    %s.%s = %s  # a submodule, routed into _modules by __setattr__\n",
+                     an, n, arg_names[other]);
+            } else {
+                EMIT(e, "    %s.%s = [%d, %d]  # routed into %s by __setattr__\n", an, n,
+                     mem->value, mem->value + 1, mem->variant ? "_modules" : "_parameters");
+            }
             break;
         default:
             break;
@@ -200,7 +210,7 @@ emit_instance(HzEmitter *e, int a, const char *ctor, bool twist)
     }
     if (twist && p->other_kind == HZ_OTHER_SHADOW && e->other_has_ref)
         EMIT(e, "    %s.__dict__[\"%s\"] = \"shadow\"  # the instance dict shadows the class's\n",
-             arg_names[a], hz_emit_name(e, e->other_ref));
+             an, hz_emit_name(e, e->other_ref));
 }
 
 static void
@@ -212,27 +222,32 @@ emit_args_tuple(HzEmitter *e)
     EMIT(e, ")\n");
 }
 
+/* make() or (other) make_other(): construct every argument, then write state. */
+static void
+emit_world(HzEmitter *e, bool other)
+{
+    const HzProgram *p = e->p;
+    for (int a = 0; a < p->nargs; a++) {
+        const char *cls = e->cls_name[p->arg_class[a]];
+        if (other && a == p->other_arg && p->other_kind == HZ_OTHER_SUBCLASS)
+            EMIT(e, "    %s = Other%s()\n", arg_names[a], cls);
+        else
+            EMIT(e, "    %s = %s()\n", arg_names[a], cls);
+    }
+    for (int a = 0; a < p->nargs; a++)
+        emit_state(e, a, other && a == p->other_arg);
+    emit_args_tuple(e);
+}
+
 static void
 emit_make(HzEmitter *e)
 {
-    const HzProgram *p = e->p;
     EMIT(e, "\ndef make():\n    \"\"\"A fresh world: the arguments of program().\"\"\"\n");
-    for (int a = 0; a < p->nargs; a++)
-        emit_instance(e, a, e->cls_name[p->arg_class[a]], false);
-    emit_args_tuple(e);
-    if (p->other_kind == HZ_OTHER_NONE)
+    emit_world(e, false);
+    if (e->p->other_kind == HZ_OTHER_NONE)
         return;
     EMIT(e, "\n\ndef make_other():\n    \"\"\"A world of another shape for the third call.\"\"\"\n");
-    for (int a = 0; a < p->nargs; a++) {
-        bool twist = a == p->other_arg;
-        char ctor[40];
-        if (twist && p->other_kind == HZ_OTHER_SUBCLASS)
-            snprintf(ctor, sizeof(ctor), "Other%s", e->cls_name[p->arg_class[a]]);
-        else
-            snprintf(ctor, sizeof(ctor), "%s", e->cls_name[p->arg_class[a]]);
-        emit_instance(e, a, ctor, twist);
-    }
-    emit_args_tuple(e);
+    emit_world(e, true);
 }
 
 static void
@@ -306,7 +321,10 @@ emit_stmt(HzEmitter *e, int s)
     const char *cls = e->cls_name[e->p->arg_class[st->arg]];
     const char *n = hz_emit_name(e, e->stmt_ref[s]);
     HzAccessPattern pat = (HzAccessPattern)st->pattern;
-    EMIT(e, "    try:  # tf: access=%s\n", hz_access_name(pat));
+    /* The member's kind rides along on the tag line, for reports and signatures
+     * (it is a member of the program, so the feature sets stay equal). */
+    EMIT(e, "    try:  # tf: access=%s desc=%s\n", hz_access_name(pat),
+         hz_desc_kind_name((HzDescKind)hz_ref_member(e->p, e->stmt_ref[s])->kind));
     switch (pat) {
     case HZ_ACCESS_repeat_read:
         EMIT(e, "        out.append((%s.%s, %s.%s))\n", a, n, a, n);
@@ -441,10 +459,14 @@ hz_emit(const HzProgram *p, const HzEmitOptions *opts)
         fprintf(stderr, "hz_emit: out of memory\n");
         abort();
     }
-    e->p = p;
+    /* A mutated IR may be out of range: emit its normalised copy (the identity on
+     * valid programs, ~2 us). */
+    e->norm = *p;
+    hz_program_normalize(&e->norm);
+    e->p = &e->norm;
     e->opts = opts;
     e->has_base = opts && opts->base_module && opts->base_class;
-    hz_layout(p, &e->lay);
+    hz_layout(e->p, &e->lay);
     name_classes(e);
     resolve(e);
     emit_header(e);

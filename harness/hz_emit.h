@@ -8,7 +8,8 @@
 #include "hz_sbuf.h"
 
 typedef struct {
-    const HzProgram *p;
+    HzProgram norm;                     /* the normalised copy emitted */
+    const HzProgram *p;                 /* &norm */
     const HzEmitOptions *opts;
     bool has_base;                      /* --base module:Class given */
     HzLayout lay;

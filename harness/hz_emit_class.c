@@ -412,6 +412,25 @@ emit_hooks(HzEmitter *e, int ci)
     const char *cls = e->cls_name[ci];
     bool module_like = find_kind(c, HZ_DESC_module_like) != NULL;
     const HzMember *ga = find_kind(c, HZ_DESC_getattr_hook);
+    /* prop_attrerror's fallback variant: when the class body has no __getattr__ of
+     * its own, it gets one serving exactly the names of those properties. */
+    if (!module_like && ga == NULL) {
+        bool any = false;
+        for (int m = 0; m < c->nmembers; m++)
+            any |= c->members[m].kind == HZ_DESC_prop_attrerror && c->members[m].variant == 1;
+        if (any) {
+            EMIT(e, "\n    def __getattr__(self, name):  # the fallback of prop_attrerror\n");
+            EMIT(e, "        LOG.append((\"getattr\", \"%s\", name))\n", cls);
+            EMIT(e, "        if name in (");
+            for (int m = 0; m < c->nmembers; m++)
+                if (c->members[m].kind == HZ_DESC_prop_attrerror && c->members[m].variant == 1) {
+                    HzRef r = {(int8_t)ci, (uint8_t)m};
+                    EMIT(e, "\"%s\", ", hz_emit_name(e, r));
+                }
+            EMIT(e, "):\n            return (\"fallback\", name)\n");
+            EMIT(e, "        raise AttributeError(name)\n");
+        }
+    }
     bool base_init = e->has_base && c->base1 == 0;
     if (module_like || base_init) {
         EMIT(e, "\n    def __init__(self):\n        super().__init__()\n");

@@ -5,6 +5,7 @@
  * bytes at the front in walk order, choice bytes at the end in reverse walk order
  * (the decoder takes the last byte first). Each choice byte is the chosen value
  * itself, which the decoder reduces modulo a range it is already below. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,4 +38,27 @@ done:
     free(w);
     hz_program_free(copy);
     return rc;
+}
+
+void
+hz_program_normalize(HzProgram *p)
+{
+    HzWalker *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        fprintf(stderr, "hz_program_normalize: out of memory\n");
+        abort();
+    }
+    /* Recording mode already applies every clamp and remap to p; a decode of the
+     * recorded bytes then yields the same program with unused tails zeroed. */
+    w->encoding = true;
+    hz_walk(w, p);
+    uint8_t buf[2 * HZ_WALK_MAX];
+    size_t n = w->npayload + w->nchoices;
+    memcpy(buf, w->payload, w->npayload);
+    for (size_t i = 0; i < w->nchoices; i++)
+        buf[n - 1 - i] = w->choices[i];
+    HzProgram *q = hz_decode(buf, n);
+    memcpy(p, q, sizeof(*p));
+    hz_program_free(q);
+    free(w);
 }

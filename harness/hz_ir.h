@@ -202,6 +202,11 @@ typedef struct {
 } HzWalker;
 void hz_walk(HzWalker *w, HzProgram *p);
 
+/* Rewrites p in place into the nearest valid program: hz_decode(hz_encode(p)).
+ * The identity on valid programs; out-of-range or contradictory fields (a mutator's
+ * edits) are clamped and remapped. hz_emit normalises a copy before emitting. */
+void hz_program_normalize(HzProgram *p);
+
 /* The class of the middle of cls's MRO that mro_middle_change writes to: its first
  * generated base, or -1 if it has none. */
 int hz_middle_class(const HzProgram *p, int cls);

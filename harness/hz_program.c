@@ -61,6 +61,7 @@ hz_variant_count(HzDescKind k)
     case HZ_DESC_prop_fresh: return 3;       /* object(), list, dict */
     case HZ_DESC_prop_stable: return 2;      /* module constant, class-held list */
     case HZ_DESC_prop_counter: return 2;     /* module counter, counter in the instance */
+    case HZ_DESC_prop_attrerror: return 2;   /* plain, with a __getattr__ fallback */
     case HZ_DESC_prop_raises: return 3;      /* ValueError, KeyError, ZeroDivisionError */
     case HZ_DESC_data_desc: return 3;        /* get+set, get+set+delete, set only */
     case HZ_DESC_nondata_desc: return 2;     /* value, fresh list */
@@ -144,8 +145,10 @@ member_equal(const HzMember *a, const HzMember *b)
     return a->kind == b->kind && a->variant == b->variant && a->value == b->value;
 }
 
+#define CAP(n, max) ((n) < (max) ? (n) : (max))
+
 /* Field by field over the used entries only: unused array tails are not part of
- * the program. */
+ * the program. Counts are capped so that an unnormalised IR is read in bounds. */
 bool
 hz_program_equal(const HzProgram *a, const HzProgram *b)
 {
@@ -154,32 +157,32 @@ hz_program_equal(const HzProgram *a, const HzProgram *b)
         || a->other_kind != b->other_kind || a->other_arg != b->other_arg
         || a->other_target != b->other_target)
         return false;
-    for (int i = 0; i < a->nmetas; i++) {
+    for (int i = 0; i < CAP(a->nmetas, HZ_MAX_METAS); i++) {
         if (a->metas[i].nmembers != b->metas[i].nmembers)
             return false;
-        for (int m = 0; m < a->metas[i].nmembers; m++)
+        for (int m = 0; m < CAP(a->metas[i].nmembers, HZ_MAX_META_MEMBERS); m++)
             if (!member_equal(&a->metas[i].members[m], &b->metas[i].members[m]))
                 return false;
     }
-    for (int i = 0; i < a->nclasses; i++) {
+    for (int i = 0; i < CAP(a->nclasses, HZ_MAX_CLASSES); i++) {
         const HzClass *x = &a->classes[i], *y = &b->classes[i];
         if (x->base1 != y->base1 || x->base2 != y->base2 || x->meta != y->meta
             || x->nmembers != y->nmembers)
             return false;
-        for (int m = 0; m < x->nmembers; m++)
+        for (int m = 0; m < CAP(x->nmembers, HZ_MAX_MEMBERS); m++)
             if (!member_equal(&x->members[m], &y->members[m]))
                 return false;
     }
-    for (int i = 0; i < a->nargs; i++)
+    for (int i = 0; i < CAP(a->nargs, HZ_MAX_ARGS); i++)
         if (a->arg_class[i] != b->arg_class[i])
             return false;
-    for (int i = 0; i < a->nstmts; i++) {
+    for (int i = 0; i < CAP(a->nstmts, HZ_MAX_STMTS); i++) {
         const HzStmt *x = &a->stmts[i], *y = &b->stmts[i];
         if (x->pattern != y->pattern || x->arg != y->arg || x->member != y->member
             || x->param != y->param)
             return false;
     }
-    for (int i = 0; i < a->nbetween; i++) {
+    for (int i = 0; i < CAP(a->nbetween, HZ_MAX_BETWEEN); i++) {
         const HzMutation *x = &a->between[i], *y = &b->between[i];
         if (x->kind != y->kind || x->arg != y->arg || x->target != y->target
             || x->value != y->value)

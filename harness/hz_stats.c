@@ -5,22 +5,26 @@
 
 #include "hz_ir.h"
 
+#define CAP(n, max) ((n) < (max) ? (n) : (max))
+
+/* Of a valid program (decoded, generated or normalised); counts are capped so an
+ * unnormalised IR is read in bounds, though its flags may then mean little. */
 void
 hz_program_features(const HzProgram *p, HzFeatures *out)
 {
     memset(out, 0, sizeof(*out));
-    for (int i = 0; i < p->nmetas; i++)
-        for (int m = 0; m < p->metas[i].nmembers; m++)
+    for (int i = 0; i < CAP(p->nmetas, HZ_MAX_METAS); i++)
+        for (int m = 0; m < CAP(p->metas[i].nmembers, HZ_MAX_META_MEMBERS); m++)
             if (p->metas[i].members[m].kind < HZ_DESC__COUNT)
                 out->desc[p->metas[i].members[m].kind] = true;
-    for (int i = 0; i < p->nclasses; i++)
-        for (int m = 0; m < p->classes[i].nmembers; m++)
+    for (int i = 0; i < CAP(p->nclasses, HZ_MAX_CLASSES); i++)
+        for (int m = 0; m < CAP(p->classes[i].nmembers, HZ_MAX_MEMBERS); m++)
             if (p->classes[i].members[m].kind < HZ_DESC__COUNT)
                 out->desc[p->classes[i].members[m].kind] = true;
-    for (int s = 0; s < p->nstmts; s++)
+    for (int s = 0; s < CAP(p->nstmts, HZ_MAX_STMTS); s++)
         if (p->stmts[s].pattern < HZ_ACCESS__COUNT)
             out->access[p->stmts[s].pattern] = true;
-    for (int b = 0; b < p->nbetween; b++)
+    for (int b = 0; b < CAP(p->nbetween, HZ_MAX_BETWEEN); b++)
         if (p->between[b].kind < HZ_BETWEEN__COUNT)
             out->between[p->between[b].kind] = true;
 }

@@ -5,12 +5,15 @@
  *                             and their source compiles (embedded CPython)
  *   hzp_tool roundtrip N      decode(encode(p)) == p on those inputs' programs
  *   hzp_tool roundtrip-gen N  the same on generated programs, seeds 0..N-1
+ *   hzp_tool garbage N        random bytes in the IR struct: emit stays in bounds and
+ *                             compiles, normalising is idempotent
  *   hzp_tool determinism N    same bytes -> same program and same source
  *   hzp_tool tags N           hz_source_features(emit(p)) == hz_program_features(p)
  *   hzp_tool coverage N       feature table over N generated programs, with the
  *                             acceptance thresholds (every id >= 1%, between >= 30%)
  *   hzp_tool dump-dir DIR N [module:Class]   writes DIR/prog_<seed>.py for seeds < N
  *   hzp_tool dump-dir DIR N inputs           the same for the first N test inputs
+ *   hzp_tool tags-parse -     hz_source_features on hand-written tags
  *   hzp_tool motivating -     prints the motivating report's shape (hand-built IR)
  *   hzp_tool emit SEED [module:Class]        prints one generated program
  *   hzp_tool emit-file FILE                  prints the program FILE decodes to
@@ -175,6 +178,50 @@ cmd_inputs(const char *cmd, size_t count)
     return failures ? 1 : 0;
 }
 
+/* Random bytes poured into the IR struct, as a careless mutator might leave it:
+ * emitting, feature extraction and equality stay in bounds, the emitted source
+ * compiles, and normalising is idempotent and lands on a decodable program. */
+static int
+cmd_garbage(size_t count)
+{
+    init_python();
+    for (size_t i = 0; i < count; i++) {
+        HzProgram *p = hz_generate(i);
+        uint64_t s = 0x6a7b0000u + i;
+        uint8_t *raw = (uint8_t *)p;
+        size_t n = (i & 1) ? sizeof(*p) : (size_t)(mix(&s) % sizeof(*p));
+        for (size_t j = 0; j < n; j++)   /* all of it, or a prefix of it */
+            if ((i & 2) || mix(&s) % 8 == 0)
+                raw[j] = (uint8_t)mix(&s);
+        HzFeatures f;
+        hz_program_features(p, &f);
+        if (!hz_program_equal(p, p))
+            FAIL("garbage %zu: not equal to itself", i);
+        char *src = hz_emit(p, NULL);
+        if (!compiles(src, "<garbage>"))
+            FAIL("garbage %zu: emitted source does not compile", i);
+        HzProgram *q = hz_program_clone(p);
+        hz_program_normalize(q);
+        char *src2 = hz_emit(q, NULL);
+        if (strcmp(src, src2) != 0)
+            FAIL("garbage %zu: emit(p) != emit(normalize(p))", i);
+        HzProgram *r = hz_program_clone(q);
+        hz_program_normalize(r);
+        if (!hz_program_equal(q, r))
+            FAIL("garbage %zu: normalize is not idempotent", i);
+        check_roundtrip(q, "garbage", i);
+        free(src);
+        free(src2);
+        hz_program_free(p);
+        hz_program_free(q);
+        hz_program_free(r);
+    }
+    if (Py_FinalizeEx() < 0)
+        FAIL("Py_FinalizeEx");
+    printf("garbage: %zu programs, %d failures\n", count, failures);
+    return failures ? 1 : 0;
+}
+
 static int
 cmd_roundtrip_gen(size_t count)
 {
@@ -269,6 +316,39 @@ motivating_program(void)
     p->classes[0].members[0].variant = 0;
     p->stmts[0].pattern = HZ_ACCESS_repeat_read;
     return p;
+}
+
+/* hz_source_features on hand-written text: known tags count, unknown keys and
+ * values, tags outside "# tf:" comments and truncated tags do not. */
+static int
+cmd_tags_parse(void)
+{
+    static const char *const src =
+        "class A:  # tf: desc=prop_fresh desc=nope bogus=1 access=identity\n"
+        "    x = 1  # a comment mentioning desc=slot outside a tag\n"
+        "def between(a):\n"
+        "    del A.x  # tf: between=delete_class_attr (then words) between=\n"
+        "#tf: desc=method\n"
+        "# tf:desc=module_like\n"
+        "# tf: access=loo\n"
+        "# tf: desc=meta_data_desc";
+    HzFeatures f, want;
+    memset(&want, 0, sizeof(want));
+    want.desc[HZ_DESC_prop_fresh] = true;
+    want.desc[HZ_DESC_module_like] = true;
+    want.desc[HZ_DESC_meta_data_desc] = true;
+    want.access[HZ_ACCESS_identity] = true;
+    want.between[HZ_BETWEEN_delete_class_attr] = true;
+    hz_source_features(src, &f);
+    if (!features_equal(&f, &want))
+        FAIL("tags-parse: features of the hand-written source are wrong");
+    hz_source_features(NULL, &f);
+    hz_source_features("", &f);
+    memset(&want, 0, sizeof(want));
+    if (!features_equal(&f, &want))
+        FAIL("tags-parse: empty source has features");
+    printf("tags-parse: %d failures\n", failures);
+    return failures ? 1 : 0;
 }
 
 static int
@@ -394,12 +474,16 @@ main(int argc, char **argv)
         return cmd_inputs(cmd, n);
     if (!strcmp(cmd, "roundtrip-gen"))
         return cmd_roundtrip_gen(n);
+    if (!strcmp(cmd, "garbage"))
+        return cmd_garbage(n);
     if (!strcmp(cmd, "coverage"))
         return cmd_coverage(n);
     if (!strcmp(cmd, "speed"))
         return cmd_speed(n);
     if (!strcmp(cmd, "motivating"))
         return cmd_motivating();
+    if (!strcmp(cmd, "tags-parse"))
+        return cmd_tags_parse();
     if (!strcmp(cmd, "dump-dir") && argc >= 4)
         return cmd_dump_dir(argv[2], n, argc > 4 ? argv[4] : NULL);
     if (!strcmp(cmd, "emit") || !strcmp(cmd, "emit-file")) {
