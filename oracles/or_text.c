@@ -81,8 +81,9 @@ or_buf_printf(OrBuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    if (n < 0) {
-        abort();   /* a format error is a bug of ours, never an input's */
+    if (n < 0) {   /* a format error is a bug of ours, never an input's */
+        fprintf(stderr, "tracefuzz: oracles: bad format string \"%s\"\n", fmt);
+        abort();
     }
     if ((size_t)n < sizeof small) {
         or_buf_putn(b, small, (size_t)n);
