@@ -5,6 +5,7 @@
  *   tfjit.ProvenanceError          a provenance assertion failed
  *   tfjit.LimitExceeded            instruction or call-depth budget exhausted
  */
+#include "tr_module.h"
 #include "tr_run.h"
 
 PyObject *tr_ProvenanceError;
