@@ -384,10 +384,8 @@ stmt_fits(const HzProgram *p, const HzLayout *lay, int cls, HzAccessPattern pat,
     case HZ_ACCESS_try_attrerror:
         return key_kind == HZ_DESC_prop_attrerror || key_kind == HZ_DESC_slot
                || key_kind == HZ_DESC_getattr_hook;
-    case HZ_ACCESS_class_read:
-        return true;
     default:
-        return r.cls >= 0;   /* metaclass names are read through the class */
+        return true;   /* a metaclass name is read on the class: type(a).x */
     }
 }
 

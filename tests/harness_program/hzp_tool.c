@@ -168,6 +168,15 @@ cmd_inputs(const char *cmd, size_t count)
             hz_source_features(src, &b);
             if (!features_equal(&a, &b))
                 FAIL("input %zu: source tags disagree with the IR", i);
+            HzPairs pa, pb;
+            hz_program_pairs(p, &pa);
+            hz_source_pairs(src, &pb);
+            if (memcmp(&pa, &pb, sizeof(pa)) != 0)
+                FAIL("input %zu: source (kind, pattern) pairs disagree with the IR", i);
+            for (int k = 0; k < HZ_DESC__COUNT; k++)
+                for (int x = 0; x < HZ_ACCESS__COUNT; x++)
+                    if (pa.pair[k][x] && (!a.desc[k] || !a.access[x]))
+                        FAIL("input %zu: a pair outside the features", i);
             free(src);
         }
         hz_program_free(p);
@@ -241,6 +250,7 @@ cmd_coverage(size_t count)
     size_t desc[HZ_DESC__COUNT] = {0}, access[HZ_ACCESS__COUNT] = {0};
     size_t between[HZ_BETWEEN__COUNT] = {0};
     size_t with_between = 0, with_other = 0, with_meta = 0, with_mi = 0;
+    static bool pairs_seen[HZ_DESC__COUNT][HZ_ACCESS__COUNT];
     for (size_t i = 0; i < count; i++) {
         HzProgram *p = hz_generate(i);
         HzFeatures f;
@@ -260,6 +270,13 @@ cmd_coverage(size_t count)
         }
         with_meta += meta;
         with_mi += mi;
+        if (i < 2000) {   /* pairs need a layout: a sample is enough */
+            HzPairs pr;
+            hz_program_pairs(p, &pr);
+            for (int k = 0; k < HZ_DESC__COUNT; k++)
+                for (int x = 0; x < HZ_ACCESS__COUNT; x++)
+                    pairs_seen[k][x] |= pr.pair[k][x];
+        }
         hz_program_free(p);
     }
     double pct = 100.0 / (double)count;
@@ -286,6 +303,17 @@ cmd_coverage(size_t count)
     printf("| program | has make_other() | %zu | %.1f |\n", with_other, with_other * pct);
     printf("| program | a class names a metaclass | %zu | %.1f |\n", with_meta, with_meta * pct);
     printf("| program | multiple inheritance | %zu | %.1f |\n", with_mi, with_mi * pct);
+    int npairs = 0;
+    for (int k = 0; k < HZ_DESC__COUNT; k++)
+        for (int x = 0; x < HZ_ACCESS__COUNT; x++)
+            npairs += pairs_seen[k][x];
+    printf("\n(kind, pattern) pairs read by some statement in the first 2,000 programs: %d of %d\n",
+           npairs, HZ_DESC__COUNT * HZ_ACCESS__COUNT);
+    for (int k = 0; k < HZ_DESC__COUNT; k++)
+        for (int x = 0; x < HZ_ACCESS__COUNT; x++)
+            if (!pairs_seen[k][x])
+                printf("  never: %s x %s\n", hz_desc_kind_name((HzDescKind)k),
+                       hz_access_name((HzAccessPattern)x));
     if (with_between * 100 < 30 * count)
         FAIL("between() in fewer than 30%% of programs");
     printf("coverage: %zu programs, %d failures\n", count, failures);
@@ -343,6 +371,12 @@ cmd_tags_parse(void)
     hz_source_features(src, &f);
     if (!features_equal(&f, &want))
         FAIL("tags-parse: features of the hand-written source are wrong");
+    HzPairs pairs, want_pairs;
+    memset(&want_pairs, 0, sizeof(want_pairs));
+    want_pairs.pair[HZ_DESC_prop_fresh][HZ_ACCESS_identity] = true;
+    hz_source_pairs(src, &pairs);
+    if (memcmp(&pairs, &want_pairs, sizeof(pairs)) != 0)
+        FAIL("tags-parse: (kind, pattern) pairs of the hand-written source are wrong");
     hz_source_features(NULL, &f);
     hz_source_features("", &f);
     memset(&want, 0, sizeof(want));
