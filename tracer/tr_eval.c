@@ -1135,10 +1135,8 @@ dispatch:
         TrValue owner = TOP(), v = {NULL, NULL};
         if (tr_attr_get(run, owner, name, &v) < 0)
             goto error;
-        TOP() = v;
+        TOP() = v;                 /* tr_attr_get recorded the load in the trace */
         tr_value_clear(&owner);
-        if (tr_trace_recordf(run, &TOP(), "LOAD_ATTR %U", name) < 0)
-            goto error;
         DISPATCH();
     }
 
@@ -1148,10 +1146,6 @@ dispatch:
         int unbound = tr_attr_get_method(run, owner, name, &m);
         if (unbound < 0)
             goto error;
-        if (tr_trace_recordf(run, &m, "LOAD_METHOD %U", name) < 0) {
-            tr_value_clear(&m);
-            goto error;
-        }
         if (unbound) {
             TOP() = m;
             PUSH(owner);
@@ -1168,8 +1162,6 @@ dispatch:
         PyObject *name = GETNAME(oparg);
         TrValue owner = POP(), v = POP();
         int err = tr_attr_set(run, owner, name, v);
-        if (err == 0)
-            err = tr_trace_recordf(run, &v, "STORE_ATTR %U", name);
         tr_value_clear(&owner);
         tr_value_clear(&v);
         if (err < 0)
@@ -1181,8 +1173,6 @@ dispatch:
         PyObject *name = GETNAME(oparg);
         TrValue owner = POP();
         int err = tr_attr_del(run, owner, name);
-        if (err == 0)
-            err = tr_trace_recordf(run, NULL, "DELETE_ATTR %U", name);
         tr_value_clear(&owner);
         if (err < 0)
             goto error;
