@@ -212,7 +212,7 @@ class Canon:
             s = f"class {self.tname(o)}"
             if o.__module__ == SNIPPET_MODULE:
                 parts = []
-                for k, v in dict.items(o.__dict__):
+                for k, v in type.__dict__["__dict__"].__get__(o).items():
                     if k.startswith("__") and k.endswith("__"):
                         continue
                     parts.append(f"{k}:{self.c(v, depth + 1)}")
