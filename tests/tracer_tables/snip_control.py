@@ -331,6 +331,22 @@ def program(xs):
         out.append(n)
     return out
 """)
+T.add("while_is_none_loops", """
+class Node:
+    def __init__(self, v, nxt=None): self.v = v; self.nxt = nxt
+def make(): return (Node(1, Node(2, Node(3))),)
+def program(n):
+    vals = []
+    while n is not None:
+        vals.append(n.v)
+        n = n.nxt
+    m = None
+    k = 0
+    while m is None:
+        k += 1
+        m = k if k > 2 else None
+    return vals, m
+""")
 T.add("pass_and_ellipsis", """
 def make(): return ()
 def program():
