@@ -49,6 +49,17 @@ class Refs:
         return sorted(label for label, r in self.refs if r() is not None)
 
 
+def track_namespace(ns):
+    """Weak references to the program function and the snippet's classes (a function,
+    so no loop variable of the caller keeps the last one alive)."""
+    refs = Refs()
+    refs.track("program", ns["program"])
+    for k, v in ns.items():
+        if isinstance(v, type) and v.__module__ == tt_driver.SNIPPET_MODULE:
+            refs.track(f"class {k}", v)
+    return refs
+
+
 def run_world(sn, target):
     """Returns (alive after phase 1, alive after phase 2, number of weakrefs)."""
     ns = sn.namespace()
@@ -74,11 +85,7 @@ def run_world(sn, target):
     del args
     gc.collect()
     phase1 = refs.alive()
-    refs2 = Refs()
-    refs2.track("program", ns["program"])
-    for k, v in ns.items():
-        if isinstance(v, type) and v.__module__ == tt_driver.SNIPPET_MODULE:
-            refs2.track(f"class {k}", v)
+    refs2 = track_namespace(ns)
     del f, make, make_other, between
     ns.clear()
     del ns

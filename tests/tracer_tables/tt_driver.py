@@ -297,8 +297,41 @@ def call(f, args):
         return ("raise", e)
 
 
-def observe(sn, target):
-    """Runs the protocol with target; returns (list of (section, text), unsupported exc)."""
+_GEN_FLAGS = 0x20 | 0x80 | 0x200   # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+DRIVER_FILES = {__file__}   # frames of the test machinery, left out of tracebacks
+
+
+def call_detecting_generators(f, args):
+    """call(f, args) and whether a generator frame ran meanwhile (sys.setprofile)."""
+    seen = []
+
+    def prof(frame, event, arg):
+        if event == "call" and frame.f_code.co_flags & _GEN_FLAGS and not seen:
+            seen.append(frame.f_code.co_name)
+    old = sys.getprofile()
+    sys.setprofile(prof)
+    try:
+        out = call(f, args)
+    finally:
+        sys.setprofile(old)
+    return out, bool(seen)
+
+
+def tb_entries(e):
+    """The traceback of e as 'file:function:line' entries, without the driver's frames."""
+    out = []
+    tb = e.__traceback__
+    while tb is not None:
+        co = tb.tb_frame.f_code
+        if co.co_filename not in DRIVER_FILES:
+            out.append(f"{co.co_filename}:{co.co_name}:{tb.tb_lineno}")
+        tb = tb.tb_next
+    return out
+
+
+def observe(sn, target, detect_gen=False):
+    """Runs the protocol with target. Returns (list of (section, text), the first
+    tfjit.Unsupported raised or None, whether a generator ran (detect_gen only))."""
     ns = sn.namespace()
     make = ns["make"]
     make_other = ns.get("make_other", make)
@@ -307,28 +340,39 @@ def observe(sn, target):
     cn = Canon()
     secs = []
     unsupported = None
+    used_gen = False
     try:
         f = ns["program"] if target is None else target(ns["program"])
     except Exception as e:
         return [("target", "target(program) raised " + exc_type_name(e) + ": " + safe_str(e))], \
-            (e if is_unsupported(e) else None)
+            (e if is_unsupported(e) else None), False
     args = tuple(make())
     args2 = None
     results = []
+    tbs = []
     for step in range(sn.calls):
         if step == 1 and between is not None:
             between(*args)
         if step == 2:
             args2 = tuple(make_other())
-        out = call(f, args if step < 2 else args2)
-        if out[0] == "raise" and is_unsupported(out[1]) and unsupported is None:
-            unsupported = out[1]
+        a = args if step < 2 else args2
+        if detect_gen:
+            out, g = call_detecting_generators(f, a)
+            used_gen = used_gen or g
+        else:
+            out = call(f, a)
+        if out[0] == "raise":
+            if is_unsupported(out[1]) and unsupported is None:
+                unsupported = out[1]
+            tbs.append(f"r{step + 1}: " + " > ".join(tb_entries(out[1])))
         results.append(out)
         secs.append((f"r{step + 1}", canon_outcome(cn, out)))
         secs.append((f"log{step + 1}", cn.section(tuple(log))))
     final = [o[1] for o in results] + [args, args2, log]
     secs.append(("state", cn.section(final)))
-    return secs, unsupported
+    # Tracebacks last: a divergence of results, LOG or state is reported first.
+    secs.append(("traceback", " | ".join(tbs)))
+    return secs, unsupported, used_gen
 
 
 def first_diff(a, b):
@@ -347,8 +391,8 @@ def clip(s, n=600):
 def check_snippet(sn, target, verbose=False):
     """Returns (status, message). status: pass, unsupported_ok, fail, table."""
     try:
-        e0, _ = observe(sn, None)          # eager: program itself
-        e1, _ = observe(sn, identity)      # the identity target through the same path
+        e0, _, used_gen = observe(sn, None, detect_gen=True)   # eager: program itself
+        e1, _, _ = observe(sn, identity)   # the identity target through the same path
     except Exception:
         return "table", "eager run failed outside program():\n" + traceback.format_exc()
     d = first_diff(e0, e1)
@@ -360,14 +404,14 @@ def check_snippet(sn, target, verbose=False):
     if target is None:
         return "pass", shown.lstrip("\n")
     try:
-        t, unsup = observe(sn, target)
+        t, unsup, _ = observe(sn, target)
     except Exception:
         return "fail", "traced run failed outside program():\n" + traceback.format_exc()
     d = first_diff(e0, t)
     if d is None:
         return "pass", shown.lstrip("\n")
     if unsup is not None:
-        if sn.gen:
+        if sn.gen or used_gen:
             return "unsupported_ok", f"tfjit.Unsupported: {safe_str(unsup)}"
         return "fail", f"UNSUPPORTED: {safe_str(unsup)}"
     msg = f"differs at {d[0]}:\n    eager : {clip(d[1])}\n    tracer: {clip(d[2])}"

@@ -1,11 +1,13 @@
 """tt_stdlib.py: pure-Python stdlib functions (stdlib_cases.py) under tfjit.jit.
 
 For each case: the name must resolve to a Python function (inspect.isfunction, a
-Python code object; frozen modules such as posixpath count); eager and traced runs (two calls each, fresh arguments each,
-the second traced call reusing the trace) must give equal observations (results or
-exceptions, and the arguments' final state, through tt_driver's canonicaliser). Prints
+Python code object; frozen modules such as posixpath count); eager and traced runs
+(two calls each, fresh arguments each, the second traced call reusing the trace) must
+give equal observations (results or exceptions with their tracebacks, and the
+arguments' final state, through tt_driver's canonicaliser). Prints
 how many cases traced without tfjit.Unsupported; fails on any mismatch and on any
-Unsupported not listed in UNSUPPORTED_OK (generator functions are accepted).
+Unsupported not listed in UNSUPPORTED_OK (cases whose eager run executed a generator
+frame are accepted: the tracer may declare generators Unsupported).
 Options as the snippet driver: --only NAME, -v, --identity, --require-jit, --no-fork.
 """
 import importlib
@@ -17,6 +19,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import tt_driver  # noqa: E402
 from stdlib_cases import CASES, UNSUPPORTED_OK  # noqa: E402
+
+tt_driver.DRIVER_FILES.add(__file__)
 
 
 def resolve(dotted):
@@ -32,21 +36,28 @@ def resolve(dotted):
     raise ImportError(dotted)
 
 
-def observe(fn, make, kw, post, target):
+def observe(fn, make, kw, post, target, detect_gen=False):
     f = fn if target is None else target(fn)
+    used_gen = False
     cn = tt_driver.Canon()
     secs = []
     unsupported = None
     for step in range(2):
         args = tuple(make())
-        out = tt_driver.call(lambda *a: f(*a, **kw), args)
+        if detect_gen:
+            out, g = tt_driver.call_detecting_generators(lambda *a: f(*a, **kw), args)
+            used_gen = used_gen or g
+        else:
+            out = tt_driver.call(lambda *a: f(*a, **kw), args)
         if out[0] == "ok" and post is not None:
             out = tt_driver.call(post, (out[1],))
         if out[0] == "raise" and tt_driver.is_unsupported(out[1]) and unsupported is None:
             unsupported = out[1]
         secs.append((f"r{step + 1}", tt_driver.canon_outcome(cn, out)))
         secs.append((f"args{step + 1}", cn.section(args)))
-    return secs, unsupported
+        if out[0] == "raise":
+            secs.append((f"traceback{step + 1}", " > ".join(tt_driver.tb_entries(out[1]))))
+    return secs, unsupported, used_gen
 
 
 def check_case(name, make, kw, post, target, verbose):
@@ -57,21 +68,21 @@ def check_case(name, make, kw, post, target, verbose):
     code = getattr(fn, "__code__", None)
     if not inspect.isfunction(fn) or not inspect.iscode(code):   # frozen modules count
         return "table", "not a Python-level function"
-    e0, _ = observe(fn, make, kw, post, None)
-    e1, _ = observe(fn, make, kw, post, tt_driver.identity)
+    e0, _, used_gen = observe(fn, make, kw, post, None, detect_gen=True)
+    e1, _, _ = observe(fn, make, kw, post, tt_driver.identity)
     d = tt_driver.first_diff(e0, e1)
     if d:
         return "table", f"nondeterministic at {d[0]}: {tt_driver.clip(d[1])} vs {tt_driver.clip(d[2])}"
     if target is None:
         return "pass", ""
-    t, unsup = observe(fn, make, kw, post, target)
+    t, unsup, _ = observe(fn, make, kw, post, target)
     d = tt_driver.first_diff(e0, t)
     if d is None:
         return "pass", ""
     if unsup is not None:
         reason = UNSUPPORTED_OK.get(name)
-        if reason is None and inspect.isgeneratorfunction(fn):
-            reason = "generator function"
+        if reason is None and (inspect.isgeneratorfunction(fn) or used_gen):
+            reason = "runs a generator"
         if reason:
             return "unsupported_ok", f"Unsupported ({reason}): {tt_driver.safe_str(unsup)}"
         return "unsupported", f"UNSUPPORTED: {tt_driver.safe_str(unsup)}"
