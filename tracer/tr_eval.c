@@ -314,7 +314,12 @@ static void note_opaque(TrRun *run, PyObject *a, PyObject *b)
 #define TOP() (f->stack[f->sp - 1])
 #define SECOND() (f->stack[f->sp - 2])
 #define PEEK(n) (f->stack[f->sp - (n)])
-#define PUSH(v) do { if (f->sp >= f->stacksize) stack_overflow(f); f->stack[f->sp++] = (v); } while (0)
+#define PUSH(v) do { \
+        TrValue pushed_ = (v);   /* evaluated before sp moves: PUSH(PEEK(n)) is safe */ \
+        if (f->sp >= f->stacksize) \
+            stack_overflow(f); \
+        f->stack[f->sp++] = pushed_; \
+    } while (0)
 #define POP() (f->stack[--f->sp])
 #define PUSH_OBJ(o, p) PUSH(tr_value_new((o), (p)))
 #define DISPATCH() goto dispatch
@@ -392,6 +397,8 @@ static int run_frame(TrRun *run, TrFrame *f, TrValue *out)
     PyCodeObject *co = f->code;
     TrValue *fastlocals = f->localsplus;
     int next = 0, op = 0, oparg = 0;
+    int here = 0;   /* the executing instruction: handlers are looked up for it, even
+                       after RERAISE restored f->lasti (ceval's INSTR_OFFSET()-1) */
     int rc = -1;
     /* The exception being handled when the frame started: restored if the tracer's
      * own error unwinds the frame from inside an except block. */
@@ -409,11 +416,11 @@ dispatch:
     }
     op = f->instr[2 * next];
     oparg = f->instr[2 * next + 1];
-    f->lasti = next++;
+    here = f->lasti = next++;
     while (op == TR_OP_EXTENDED_ARG) {
         op = f->instr[2 * next];
         oparg = (oparg << 8) | f->instr[2 * next + 1];
-        f->lasti = next++;
+        here = f->lasti = next++;
     }
     next += op_caches[op];
     op_counts[op]++;
@@ -1589,7 +1596,7 @@ exception_unwind: {
         PyErr_SetHandledException(saved_handled);
         goto exit_error;
     }
-    if (!tr_exc_find_handler(co, f->lasti, &handler, &level, &push_lasti))
+    if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti))
         goto exit_error;
     while (f->sp > level)
         CLEAR_VALUE(POP());
