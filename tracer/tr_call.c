@@ -492,7 +492,10 @@ static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
     TrValue *lp = tr_call_bind(fn, args, nargs, kwnames);
     if (lp == NULL)
         return -1;
-    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, NULL,
+    /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
+     * with the globals as its locals, as function_vectorcall arranges. */
+    PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
+    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, locals,
                           lp, out);
     PyMem_Free(lp);   /* tr_eval_code released the values */
     return rc;
@@ -772,7 +775,7 @@ static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
     int haskw = kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0;
     *rc = -1;
     if (c == bi_getattr && !haskw) {
-        if (arity("getattr", nargs, 2, 3) < 0 || check_name(args[1].obj, "getattr") < 0)
+        if (arity("getattr", nargs, 2, 3) < 0 || check_name(args[1].obj, NULL) < 0)
             return 1;
         if (tr_attr_get(run, args[0], args[1].obj, out) == 0) {
             *rc = 0;
@@ -785,7 +788,7 @@ static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
         return 1;
     }
     if (c == bi_hasattr && !haskw) {
-        if (arity("hasattr", nargs, 2, 2) < 0 || check_name(args[1].obj, "hasattr") < 0)
+        if (arity("hasattr", nargs, 2, 2) < 0 || check_name(args[1].obj, NULL) < 0)
             return 1;
         TrValue v = {NULL, NULL};
         if (tr_attr_get(run, args[0], args[1].obj, &v) == 0) {

@@ -1256,8 +1256,11 @@ dispatch:
         }
         if (oparg & 4) {
             TrValue v = POP();
-            err |= PyFunction_SetAnnotations(fn, v.obj);
-            tr_value_clear(&v);
+            /* 3.11 compiles annotations to a flat (name, value, ...) tuple that the
+             * function turns into a dict on first access: store it as is, like
+             * ceval (PyFunction_SetAnnotations only takes a dict). */
+            Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, v.obj);
+            tr_prov_decref(v.prov);
         }
         if (oparg & 2) {
             TrValue v = POP();

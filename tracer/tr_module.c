@@ -184,7 +184,12 @@ static PyObject *mod_jit(PyObject *mod, PyObject *args, PyObject *kwds)
         return NULL;
     j->fn = Py_NewRef(fn);
     j->budget = TR_DEFAULT_BUDGET;
-    j->max_depth = TR_DEFAULT_MAX_DEPTH;
+    /* By default CPython's own recursion limit (counted by Py_EnterRecursiveCall for
+     * each interpreted frame) raises RecursionError first, as in the eager run; an
+     * explicit max_depth raises LimitExceeded. */
+    j->max_depth = Py_GetRecursionLimit() + 100;
+    if (j->max_depth < TR_DEFAULT_MAX_DEPTH)
+        j->max_depth = TR_DEFAULT_MAX_DEPTH;
     j->vectorcall = jit_vectorcall;
     PyObject_GC_Track(j);
     if (budget != Py_None) {
