@@ -421,6 +421,7 @@ dispatch:
         op = f->instr[2 * next];
         oparg = (oparg << 8) | f->instr[2 * next + 1];
         here = f->lasti = next++;
+        op_counts[TR_OP_EXTENDED_ARG]++;
     }
     next += op_caches[op];
     op_counts[op]++;
@@ -1547,6 +1548,20 @@ dispatch:
         DISPATCH();
     }
 
+    case TR_OP_IMPORT_STAR: {      /* (module -- ): every public name into the locals */
+        TrValue from = POP();
+        int err = -1;
+        if (f->locals == NULL)
+            PyErr_SetString(PyExc_SystemError, "no locals found during 'import *'");
+        else
+            err = tr_op_import_star(f->locals, from.obj);
+        tr_attr_note_escape(run);
+        tr_value_clear(&from);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
     case TR_OP_PRINT_EXPR: {       /* (v -- ): sys.displayhook(v) */
         TrValue v = POP();
         PyObject *hook = PySys_GetObject("displayhook");
@@ -1577,7 +1592,6 @@ dispatch:
     case TR_OP_YIELD_VALUE:
     case TR_OP_SEND:
     case TR_OP_GET_YIELD_FROM_ITER:
-    case TR_OP_IMPORT_STAR:
         PyErr_Format(tr_Unsupported, "the tracer does not interpret %s (in %U)",
                      op_names[op], co->co_qualname);
         goto error;

@@ -65,6 +65,7 @@ int tr_op_match_class(TrRun *run, TrValue subject, PyObject *type, Py_ssize_t na
 PyObject *tr_op_format(PyObject *value, int conversion, PyObject *spec); /* new ref */
 PyObject *tr_op_import_name(TrFrame *f, PyObject *name, PyObject *fromlist,
                             PyObject *level);                        /* new ref */
+int tr_op_import_star(PyObject *locals, PyObject *module);          /* 0 or -1 */
 PyObject *tr_op_import_from(PyObject *module, PyObject *name);      /* new ref */
 int tr_op_dict_merge_error(PyObject *func, PyObject *arg);          /* rewrites the error */
 PyObject *tr_op_lookup_special(PyObject *obj, const char *name);     /* new ref, NULL: none */
