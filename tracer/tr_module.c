@@ -66,11 +66,9 @@ static PyObject *jit_vectorcall(PyObject *self, PyObject *const *args, size_t na
     }
     TrValue callee = {j->fn, NULL};
     rc = tr_call(&run, callee, vals, nargs + nkw, nkw ? kwnames : NULL, &res);
-    if (rc == 0) {
+    if (rc == 0 && tr_trace_record(&run, "RETURN", &res) == 0) {
         result = res.obj;
         res.obj = NULL;
-        if (tr_trace_record(&run, "RETURN", NULL) < 0)
-            Py_CLEAR(result);
     }
 done:
     if (vals != NULL) {

@@ -21,7 +21,7 @@ expect(all(re.match(r"^\d+ \S", l) for l in lines), f"every line starts with its
 expect([int(l.split()[0]) for l in lines] == list(range(1, len(lines) + 1)), "serials count up")
 expect(sum("INPUT[0].test via property.fget" in l for l in lines) == 2,
        f"two property loads with their provenance:\n{text}")
-expect(lines[-1].endswith("RETURN"), "the call's end is recorded")
+expect(lines[-1].split()[1:3] == ["RETURN", "->"] and lines[-1].endswith("BUILD"), f"the return is recorded: {lines[-1]}")
 
 
 def kw(x, *, key):
