@@ -493,6 +493,8 @@ static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
     TrValue *lp = tr_call_bind(fn, args, nargs, kwnames);
     if (lp == NULL)
         return -1;
+    if (co->co_flags & CO_GENERATOR)
+        return tr_gen_new(run, fn, lp, out);   /* takes lp */
     /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
      * with the globals as its locals, as function_vectorcall arranges. */
     PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
@@ -1103,7 +1105,7 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
     out->prov = NULL;
     if (PyFunction_Check(c)) {
         PyCodeObject *co = (PyCodeObject *)((PyFunctionObject *)c)->func_code;
-        if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
+        if (co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
             return call_opaque(run, callable, args, nargs, kwnames, out);
         return call_function(run, (PyFunctionObject *)c, args, nargs, kwnames, out);
     }

@@ -334,71 +334,108 @@ static void stack_overflow(TrFrame *f)
     abort();
 }
 
-static int run_frame(TrRun *run, TrFrame *f, TrValue *out);
+static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out);
+
+int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
+                  PyObject *builtins, PyObject *locals, TrValue *localsplus)
+{
+    memset(f, 0, sizeof *f);
+    f->nlocalsplus = co->co_nlocalsplus;
+    f->localsplus = localsplus;
+    f->codebytes = PyCode_GetCode(co);
+    if (f->codebytes == NULL)
+        return -1;
+    f->stacksize = co->co_stacksize + 1;
+    f->stack = PyMem_Calloc((size_t)f->stacksize, sizeof(TrValue));
+    if (f->stack == NULL) {
+        Py_CLEAR(f->codebytes);
+        PyErr_NoMemory();
+        return -1;
+    }
+    f->code = (PyCodeObject *)Py_NewRef(co);
+    f->func = Py_XNewRef(func);
+    f->globals = Py_NewRef(globals);
+    f->builtins = Py_NewRef(builtins);
+    f->locals = Py_XNewRef(locals);
+    f->instr = (const unsigned char *)PyBytes_AS_STRING(f->codebytes);
+    f->ninstr = (int)(PyBytes_GET_SIZE(f->codebytes) / 2);
+    return 0;
+}
+
+void tr_frame_clear(TrFrame *f)
+{
+    if (f->stack != NULL) {
+        for (int i = 0; i < f->sp; i++)
+            tr_value_clear(&f->stack[i]);
+        PyMem_Free(f->stack);
+        f->stack = NULL;
+    }
+    f->sp = 0;
+    if (f->localsplus != NULL) {
+        for (int i = 0; i < f->nlocalsplus; i++)
+            tr_value_clear(&f->localsplus[i]);
+    }
+    Py_CLEAR(f->code);
+    Py_CLEAR(f->func);
+    Py_CLEAR(f->globals);
+    Py_CLEAR(f->builtins);
+    Py_CLEAR(f->locals);
+    Py_CLEAR(f->codebytes);
+}
+
+int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
+{
+    out->obj = NULL;
+    out->prov = NULL;
+    if (run->depth >= run->max_depth) {
+        PyErr_Format(tr_LimitExceeded, "traced call depth exceeded %d", run->max_depth);
+        return -1;
+    }
+    if (Py_EnterRecursiveCall(" in traced code"))
+        return -1;
+    f->prev = current_frame;
+    current_frame = f;
+    run->depth++;
+    int rc = run_frame(run, f, throwing, out);
+    run->depth--;
+    current_frame = f->prev;
+    f->prev = NULL;
+    Py_LeaveRecursiveCall();
+    return rc;
+}
 
 int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals,
                  PyObject *builtins, PyObject *locals, TrValue *localsplus, TrValue *out)
 {
+    TrFrame frame;
+    int rc = -1;
     out->obj = NULL;
     out->prov = NULL;
-    TrFrame frame;
-    memset(&frame, 0, sizeof frame);
-    int rc = -1;
-    frame.nlocalsplus = co->co_nlocalsplus;
-    frame.localsplus = localsplus;
-    if (run->depth >= run->max_depth) {
-        PyErr_Format(tr_LimitExceeded, "traced call depth exceeded %d", run->max_depth);
-        goto done;
+    if (tr_frame_init(&frame, co, func, globals, builtins, locals, localsplus) == 0) {
+        rc = tr_frame_run(run, &frame, 0, out);
+        if (rc == 1) {
+            /* Only generator frames (tr_gen.c) may yield. */
+            fprintf(stderr, "tracefuzz: a function frame yielded\n");
+            abort();
+        }
     }
-    frame.codebytes = PyCode_GetCode(co);
-    if (frame.codebytes == NULL)
-        goto done;
-    frame.stacksize = co->co_stacksize + 1;
-    frame.stack = PyMem_Calloc((size_t)frame.stacksize, sizeof(TrValue));
-    if (frame.stack == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (Py_EnterRecursiveCall(" in traced code"))
-        goto done;
-    frame.code = (PyCodeObject *)Py_NewRef(co);
-    frame.func = Py_XNewRef(func);
-    frame.globals = Py_NewRef(globals);
-    frame.builtins = Py_NewRef(builtins);
-    frame.locals = Py_XNewRef(locals);
-    frame.instr = (const unsigned char *)PyBytes_AS_STRING(frame.codebytes);
-    frame.ninstr = (int)(PyBytes_GET_SIZE(frame.codebytes) / 2);
-    frame.prev = current_frame;
-    current_frame = &frame;
-    run->depth++;
-    rc = run_frame(run, &frame, out);
-    run->depth--;
-    current_frame = frame.prev;
-    Py_LeaveRecursiveCall();
-    Py_DECREF(frame.code);
-    Py_XDECREF(frame.func);
-    Py_DECREF(frame.globals);
-    Py_DECREF(frame.builtins);
-    Py_XDECREF(frame.locals);
-done:
-    if (frame.stack != NULL) {
-        for (int i = 0; i < frame.sp; i++)
-            tr_value_clear(&frame.stack[i]);
-        PyMem_Free(frame.stack);
-    }
-    for (int i = 0; i < frame.nlocalsplus; i++)
+    tr_frame_clear(&frame);
+    /* tr_frame_init may fail before owning the values: release them all the same. */
+    for (int i = 0; i < co->co_nlocalsplus; i++)
         tr_value_clear(&localsplus[i]);
-    Py_XDECREF(frame.codebytes);
     return rc;
 }
 
-static int run_frame(TrRun *run, TrFrame *f, TrValue *out)
+/* Runs f from f->next until it returns (0, *out the value), yields (1, *out the value,
+ * f->next where to resume) or fails (-1). throwing: resume with the exception already
+ * set, raised at the suspended instruction (generator.throw). */
+static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
 {
     PyCodeObject *co = f->code;
     TrValue *fastlocals = f->localsplus;
-    int next = 0, op = 0, oparg = 0;
-    int here = 0;   /* the executing instruction: handlers are looked up for it, even
-                       after RERAISE restored f->lasti (ceval's INSTR_OFFSET()-1) */
+    int next = f->next, op = 0, oparg = 0;
+    int here = f->lasti;   /* the executing instruction: handlers are looked up for it,
+                              even after RERAISE restored f->lasti (INSTR_OFFSET()-1) */
     int rc = -1;
     /* The exception being handled when the frame started: restored if the tracer's
      * own error unwinds the frame from inside an except block. */
@@ -407,6 +444,8 @@ static int run_frame(TrRun *run, TrFrame *f, TrValue *out)
         const char *e = getenv("TFJIT_LLTRACE");
         lltrace = e != NULL && e[0] == '1';
     }
+    if (throwing)
+        goto error;
 
 dispatch:
     if (next < 0 || next >= f->ninstr) {
@@ -1578,6 +1617,59 @@ dispatch:
         DISPATCH();
     }
 
+    /* Generators (tr_gen.c): the generator object holds this frame; the first
+     * resume runs from instruction 0, so RETURN_GENERATOR stands where CPython
+     * resumes a new generator and pushes the value of that first send (None). */
+    case TR_OP_RETURN_GENERATOR:   /* ( -- None) */
+        PUSH_OBJ(Py_NewRef(Py_None), NULL);
+        DISPATCH();
+
+    case TR_OP_YIELD_VALUE:        /* (v -- ) and suspend; resumed with the sent value */
+        *out = POP();
+        f->next = next;
+        rc = 1;
+        goto done;
+
+    case TR_OP_GET_YIELD_FROM_ITER: {  /* (iterable -- iter) */
+        TrValue v = TOP();
+        if (PyCoro_CheckExact(v.obj)) {
+            if (!(co->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE))) {
+                PyErr_SetString(PyExc_TypeError,
+                                "cannot 'yield from' a coroutine object in a non-coroutine "
+                                "generator");
+                goto error;
+            }
+        }
+        else if (!PyGen_CheckExact(v.obj) && !tr_gen_check(v.obj)) {
+            PyObject *it = PyObject_GetIter(v.obj);
+            note_opaque(run, v.obj, NULL);
+            if (it == NULL)
+                goto error;
+            TOP() = tr_value_new(it, mkprov(TR_PROV_ITER, v.prov, NULL, NULL, 0));
+            tr_value_clear(&v);
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_SEND: {             /* (receiver v -- receiver r) or (receiver v -- r) jump */
+        TrValue v = POP();
+        TrValue receiver = TOP();
+        PyObject *r = NULL;
+        PySendResult st = PyIter_Send(receiver.obj, v.obj, &r);
+        note_opaque(run, receiver.obj, NULL);
+        tr_value_clear(&v);
+        if (st == PYGEN_ERROR)
+            goto error;
+        if (st == PYGEN_RETURN) {
+            TOP() = tr_value_new(r, mkprov(TR_PROV_ITER, receiver.prov, NULL, NULL, 2));
+            tr_value_clear(&receiver);
+            JUMPBY(oparg);
+            DISPATCH();
+        }
+        PUSH_OBJ(r, mkprov(TR_PROV_ITER, receiver.prov, NULL, NULL, 1));
+        DISPATCH();
+    }
+
     /* Excluded opcodes (tr_opcodes.def gives each reason): never compiled into the
      * code the tracer interprets, since generator, coroutine and module bodies run
      * natively. Reaching one is a tracer limitation, reported as Unsupported. */
@@ -1588,10 +1680,6 @@ dispatch:
     case TR_OP_END_ASYNC_FOR:
     case TR_OP_BEFORE_ASYNC_WITH:
     case TR_OP_ASYNC_GEN_WRAP:
-    case TR_OP_RETURN_GENERATOR:
-    case TR_OP_YIELD_VALUE:
-    case TR_OP_SEND:
-    case TR_OP_GET_YIELD_FROM_ITER:
         PyErr_Format(tr_Unsupported, "the tracer does not interpret %s (in %U)",
                      op_names[op], co->co_qualname);
         goto error;
@@ -1638,6 +1726,7 @@ exception_unwind: {
 
 exit_error:
     rc = -1;
+    f->next = next;
 done:
     Py_XDECREF(saved_handled);
     return rc;
