@@ -322,7 +322,10 @@ static int resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     return opaque_get(run, obj, name, out, how, detail);
 }
 
-/* Records one trace line "LOAD_ATTR name" (plus a marker) for the result. */
+/* Records the one trace line of a load, "LOAD_ATTR name" ("LOAD_ATTR name [cached]"
+ * for a cache hit, "LOAD_METHOD name" for an unbound method) with the result: the
+ * interpreter leaves attribute lines to the protocol, which also records the loads
+ * of getattr()/hasattr(). */
 static int record(TrRun *run, const char *op, PyObject *name, const char *mark,
                   const TrValue *v)
 {

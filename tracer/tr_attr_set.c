@@ -26,18 +26,21 @@ static int is_wrapper_of(PyObject *attr, void *fn)
 
 /* _PyObject_GenericSetAttrWithDict (dict NULL): a data descriptor on the type
  * (tp_descr_set) takes the store; otherwise the instance dict, done by CPython. */
-static int generic_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *value)
+static int generic_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
+                         const char **detail)
 {
     PyTypeObject *tp = Py_TYPE(obj.obj);
-    const char *detail;
     int rc;
     if (tp->tp_dict == NULL && PyType_Ready(tp) < 0)
         return -1;
     PyObject *descr = Py_XNewRef(_PyType_Lookup(tp, name));
     if (descr != NULL && Py_TYPE(descr)->tp_descr_set != NULL)
-        rc = tr_descr_set(run, descr, obj, value, obj.prov, name, &detail);
-    else   /* no data descriptor: the same lookup again finds none, then the dict */
+        rc = tr_descr_set(run, descr, obj, value, obj.prov, name, detail);
+    else {
+        /* No data descriptor: the same lookup again finds none, then the dict. */
+        *detail = "inst_dict";
         rc = PyObject_GenericSetAttr(obj.obj, name, value ? value->obj : NULL);
+    }
     Py_XDECREF(descr);
     return rc;
 }
@@ -45,11 +48,11 @@ static int generic_store(TrRun *run, TrValue obj, PyObject *name, const TrValue 
 /* type_setattro: immutable types refuse; a Python-level data descriptor of the
  * metatype (a metaclass property with a setter, a custom __set__) is interpreted
  * and the type marked modified; everything else is type_setattro itself. */
-static int type_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *value)
+static int type_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
+                      const char **detail)
 {
     PyTypeObject *type = (PyTypeObject *)obj.obj;
     PyTypeObject *meta = Py_TYPE(obj.obj);
-    const char *detail;
     int rc;
     if (type->tp_flags & Py_TPFLAGS_IMMUTABLETYPE) {
         PyErr_Format(PyExc_TypeError, "cannot set %R attribute of immutable type '%s'",
@@ -59,12 +62,14 @@ static int type_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *va
     PyObject *descr = Py_XNewRef(_PyType_Lookup(meta, name));
     descrsetfunc f = descr ? Py_TYPE(descr)->tp_descr_set : NULL;
     if (f != NULL && (f == PyProperty_Type.tp_descr_set || f == tr_slot_funcs.descr_set)) {
-        rc = tr_descr_set(run, descr, obj, value, obj.prov, name, &detail);
+        rc = tr_descr_set(run, descr, obj, value, obj.prov, name, detail);
         if (rc == 0)
             PyType_Modified(type);
     }
-    else
+    else {
+        *detail = "type_dict";
         rc = PyType_Type.tp_setattro(obj.obj, name, value ? value->obj : NULL);
+    }
     Py_XDECREF(descr);
     return rc;
 }
@@ -72,7 +77,8 @@ static int type_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *va
 /* slot_tp_setattro: type(obj).__setattr__(obj, name, value) or
  * type(obj).__delattr__(obj, name) through vectorcall_method; object's and type's
  * own slot wrappers are the generic and type algorithms. */
-static int hook_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *value)
+static int hook_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
+                      const char **detail)
 {
     PyObject *mname = value ? tr_names.setattr : tr_names.delattr;
     PyObject *meth = _PyType_Lookup(Py_TYPE(obj.obj), mname);
@@ -83,11 +89,12 @@ static int hook_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *va
     }
     Py_INCREF(meth);
     if (is_wrapper_of(meth, (void *)PyObject_GenericSetAttr))
-        rc = generic_store(run, obj, name, value);
+        rc = generic_store(run, obj, name, value, detail);
     else if (is_wrapper_of(meth, (void *)PyType_Type.tp_setattro))
-        rc = type_store(run, obj, name, value);
+        rc = type_store(run, obj, name, value, detail);
     else if (Py_IS_TYPE(meth, &PyWrapperDescr_Type)) {
         /* A C base class's __setattr__: its wrapper checks and calls it. */
+        *detail = "opaque";
         tr_attr_note_escape(run);
         PyObject *r = PyObject_CallFunctionObjArgs(meth, obj.obj, name,
                                                    value ? value->obj : NULL, NULL);
@@ -96,6 +103,7 @@ static int hook_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *va
     }
     else {
         TrValue args[2], res = {0};
+        *detail = value ? "__setattr__" : "__delattr__";
         args[0] = tr_value_new(name, NULL);   /* borrowed */
         if (value)
             args[1] = *value;
@@ -106,14 +114,17 @@ static int hook_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *va
     return rc;
 }
 
-static int record(TrRun *run, PyObject *name, TrValue obj, const TrValue *value)
+/* The one trace line of a store: "STORE_ATTR x via property.fset" or "DELETE_ATTR x
+ * via inst_dict" (the interpreter leaves attribute lines to the protocol; the line
+ * says how the protocol carried the store out). */
+static int record(TrRun *run, PyObject *name, const TrValue *value, const char *detail)
 {
     const char *s = PyUnicode_AsUTF8(name);
     if (s == NULL)
         return -1;
     char what[256];
-    snprintf(what, sizeof what, "%s %.200s", value ? "STORE_ATTR" : "DELETE_ATTR", s);
-    return tr_trace_record(run, what, value ? value : &obj);
+    snprintf(what, sizeof what, "%s %.150s via %s", value ? "STORE_ATTR" : "DELETE_ATTR", s, detail);
+    return tr_trace_record(run, what, value);
 }
 
 static int check_name(PyObject *name)
@@ -133,20 +144,21 @@ static int store(TrRun *run, TrValue obj, PyObject *name, const TrValue *value)
         return -1;
     tr_cache_note_store(run, obj.obj, name);
     setattrofunc sa = Py_TYPE(obj.obj)->tp_setattro;
+    const char *detail = "opaque";
     int rc;
     if (sa == PyObject_GenericSetAttr)
-        rc = generic_store(run, obj, name, value);
+        rc = generic_store(run, obj, name, value, &detail);
     else if (sa == PyType_Type.tp_setattro)
-        rc = type_store(run, obj, name, value);
+        rc = type_store(run, obj, name, value, &detail);
     else if (sa == tr_slot_funcs.setattro)
-        rc = hook_store(run, obj, name, value);
+        rc = hook_store(run, obj, name, value, &detail);
     else {
         tr_attr_note_escape(run);
         rc = PyObject_SetAttr(obj.obj, name, value ? value->obj : NULL);
     }
     if (rc < 0)
         return -1;
-    return record(run, name, obj, value);
+    return record(run, name, value, detail);
 }
 
 int tr_attr_set(TrRun *run, TrValue obj, PyObject *name, TrValue value)
@@ -181,9 +193,10 @@ int tr_attr_generic_set(TrRun *run, TrValue obj, PyObject *name, const TrValue *
     if (check_name(name) < 0)
         return -1;
     tr_cache_note_store(run, obj.obj, name);
+    const char *detail = "opaque";
     int rc;
     if (generic_setattr_applies(obj.obj))
-        rc = generic_store(run, obj, name, value);
+        rc = generic_store(run, obj, name, value, &detail);
     else {
         PyObject *w = PyObject_GetAttr((PyObject *)&PyBaseObject_Type,
                                        value ? tr_names.setattr : tr_names.delattr);
@@ -197,5 +210,5 @@ int tr_attr_generic_set(TrRun *run, TrValue obj, PyObject *name, const TrValue *
     }
     if (rc < 0)
         return -1;
-    return record(run, name, obj, value);
+    return record(run, name, value, detail);
 }
