@@ -121,6 +121,26 @@ static void lltrace_print(TrFrame *f, int op, int oparg)
     fprintf(stderr, "]\n");
 }
 
+/* TFJIT_LLTRACE mode: the stack effect of the instruction just executed must be the
+ * compiler's (PyCompile_OpcodeStackEffectWithJump). The compiler books a call's pops
+ * on PRECALL (-oparg) and CALL (-1), the loop does them all in CALL; RETURN_GENERATOR
+ * pushes the first sent value here (CPython pushes it when resuming). */
+static void check_stack_effect(TrFrame *f, int op, int oparg, int sp_before, int jumped)
+{
+    int expected = PyCompile_OpcodeStackEffectWithJump(op, oparg, jumped);
+    if (op == TR_OP_PRECALL)
+        expected = 0;
+    else if (op == TR_OP_CALL)
+        expected = -1 - oparg;
+    else if (op == TR_OP_RETURN_GENERATOR)
+        expected = 1;
+    if (f->sp - sp_before != expected) {
+        fprintf(stderr, "tracefuzz: %s %d changed the stack by %d, the compiler says %d\n",
+                op_names[op], oparg, f->sp - sp_before, expected);
+        abort();
+    }
+}
+
 static void unbound_local(PyCodeObject *co, int i)
 {
     PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, i);
@@ -444,10 +464,14 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
         const char *e = getenv("TFJIT_LLTRACE");
         lltrace = e != NULL && e[0] == '1';
     }
+    /* Debug mode checks each instruction's stack effect against the compiler's. */
+    int check_effect = 0, prev_op = 0, prev_oparg = 0, prev_sp = 0, prev_fallthrough = 0;
     if (throwing)
         goto error;
 
 dispatch:
+    if (lltrace && check_effect)
+        check_stack_effect(f, prev_op, prev_oparg, prev_sp, next != prev_fallthrough);
     if (next < 0 || next >= f->ninstr) {
         fprintf(stderr, "tracefuzz: tracer jumped outside the code of %s (%d)\n",
                 PyUnicode_AsUTF8(co->co_qualname), next);
@@ -469,8 +493,14 @@ dispatch:
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");
         goto error;
     }
-    if (lltrace)
+    if (lltrace) {
         lltrace_print(f, op, oparg);
+        check_effect = 1;
+        prev_op = op;
+        prev_oparg = oparg;
+        prev_sp = f->sp;
+        prev_fallthrough = next;
+    }
 
     switch ((TrOpcode)op) {
 
@@ -1721,6 +1751,7 @@ exception_unwind: {
     PUSH_OBJ(ev, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
     f->kwnames = NULL;
     next = handler;
+    check_effect = 0;
     DISPATCH();
 }
 
