@@ -89,11 +89,10 @@ int tr_gen_new(TrRun *run, PyFunctionObject *fn, TrValue *localsplus, TrValue *o
     *out = tr_value_new((PyObject *)g, p);
     return tr_trace_recordf(run, out, "CALL %U (generator)", fn->func_qualname) < 0 ? -1 : 0;
 fail_gen:
-    /* the values were not yet owned by a frame when init failed: release them */
-    if (g->frame != NULL && g->frame->code == NULL) {
-        for (int i = 0; i < co->co_nlocalsplus; i++)
-            tr_value_clear(&g->localsplus[i]);
-    }
+    /* the values may not be owned by a frame yet: release them (clearing twice is
+     * harmless, tr_value_clear leaves NULLs) */
+    for (int i = 0; i < co->co_nlocalsplus; i++)
+        tr_value_clear(&g->localsplus[i]);
     Py_DECREF(g);   /* untracked: dealloc copes */
     return -1;
 fail:
