@@ -155,6 +155,7 @@ static void unbound_local(PyCodeObject *co, int i)
                      name);
 }
 
+/* BINARY_OP's operation by oparg (NB_ADD ... NB_INPLACE_XOR): a new reference or NULL. */
 static PyObject *binary_op(int oparg, PyObject *a, PyObject *b)
 {
     switch (oparg) {

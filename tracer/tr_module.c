@@ -143,6 +143,7 @@ done:
     return result;
 }
 
+/* Binding as a method: a new reference (self for class access, a bound method). */
 static PyObject *jit_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None)
@@ -213,7 +214,7 @@ static PyTypeObject TrJit_Type = {
     .tp_descr_get = jit_descr_get,
 };
 
-/* ---- module functions ---- */
+/* ---- module functions: each returns a new reference, or NULL with an exception ---- */
 
 static PyObject *mod_jit(PyObject *mod, PyObject *args, PyObject *kwds)
 {

@@ -21,7 +21,6 @@ static int lookup_attr_str(PyObject *obj, const char *name, PyObject **out)
 int tr_op_unpack(TrValue seq, int before, int after, TrValue *out)
 {
     PyObject *it = PyObject_GetIter(seq.obj);
-    int total = before + (after >= 0 ? 1 + after : 0);
     int i = 0;
     if (it == NULL) {
         if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(seq.obj)->tp_iter == NULL &&
@@ -82,7 +81,6 @@ int tr_op_unpack(TrValue seq, int before, int after, TrValue *out)
         goto error;
     }
     out[before] = tr_value_new(l, tr_prov_new(TR_PROV_UNPACK, seq.prov, NULL, NULL, before));
-    (void)total;
     Py_DECREF(it);
     return 0;
 error:
