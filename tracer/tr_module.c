@@ -11,6 +11,7 @@
  *   tfjit.LimitExceeded            instruction or call-depth budget exhausted
  */
 #include <stdlib.h>
+#include "tr_module.h"
 #include "tr_frame.h"
 #include <structmember.h>
 #include "tr_attr.h"
@@ -374,7 +375,6 @@ static int add_exception(PyObject *m, const char *name, PyObject *base, PyObject
     return PyModule_AddObjectRef(m, name, *slot);
 }
 
-PyMODINIT_FUNC PyInit_tfjit(void);
 PyMODINIT_FUNC PyInit_tfjit(void)
 {
     PyObject *m = PyModule_Create(&tr_moduledef);
