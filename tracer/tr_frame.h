@@ -56,6 +56,14 @@ int tr_gen_ready(void);
  * may have run user code natively between two resumes. New ref, or NULL. */
 PyObject *tr_gen_next_traced(PyObject *gen);
 
+/* tr_lookaside.c */
+/* 1 when callable is a modelled builtin (result in *out, status in *rc), 0 when not. */
+int tr_lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
+                 PyObject *kwnames, TrValue *out, int *rc);
+/* A C method of a dict that writes it: tell the attribute cache. */
+void tr_call_note_dict_method(TrRun *run, PyObject *callable);
+extern PyTypeObject *tr_partial_type;
+
 /* tr_module.c: the runs in progress, so a generator resumed after its run ended gets a
  * run of its own. */
 uint64_t tr_run_serial(TrRun *run);          /* 0 when not registered */
