@@ -1121,6 +1121,26 @@ dispatch:
 
     case TR_OP_GET_ITER: {         /* (iterable -- iter) */
         TrValue v = TOP();
+        PyObject *fn = tr_op_special_function(v.obj, "__iter__");
+        if (fn != NULL) {
+            /* A Python __iter__ (slot_tp_iter): interpreted. */
+            TrValue callee = {fn, NULL}, r = {NULL, NULL};
+            int err = tr_call(run, callee, &v, 1, NULL, &r);
+            Py_DECREF(fn);
+            if (err < 0)
+                goto error;
+            if (!PyIter_Check(r.obj)) {
+                PyErr_Format(PyExc_TypeError, "iter() returned non-iterator of type '%.100s'",
+                             Py_TYPE(r.obj)->tp_name);
+                tr_value_clear(&r);
+                goto error;
+            }
+            TOP() = r;
+            tr_value_clear(&v);
+            DISPATCH();
+        }
+        if (PyErr_Occurred())
+            goto error;
         PyObject *it = PyObject_GetIter(v.obj);
         note_opaque(run, v.obj, NULL);
         if (it == NULL)
@@ -1132,16 +1152,26 @@ dispatch:
 
     case TR_OP_FOR_ITER: {         /* (iter -- iter v) or (iter -- ) and jump */
         TrValue it = TOP();
-        PyObject *v;
+        PyObject *fn;
+        TrValue nv = {NULL, NULL};
         if (tr_gen_check(it.obj)) {
-            v = tr_gen_next_traced(it.obj);   /* its body is traced: no escape */
+            nv.obj = tr_gen_next_traced(it.obj);   /* its body is traced: no escape */
         }
-        else {
-            v = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
+        else if ((fn = tr_op_special_function(it.obj, "__next__")) != NULL) {
+            /* A Python __next__ (slot_tp_iternext): interpreted. */
+            TrValue callee = {fn, NULL};
+            if (tr_call(run, callee, &it, 1, NULL, &nv) < 0)
+                nv.obj = NULL;
+            Py_DECREF(fn);
+        }
+        else if (!PyErr_Occurred()) {
+            nv.obj = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
             note_opaque(run, it.obj, NULL);
         }
-        if (v != NULL) {
-            PUSH_OBJ(v, mkprov(TR_PROV_ITER, it.prov, NULL, NULL, 1));
+        if (nv.obj != NULL) {
+            if (nv.prov == NULL)
+                nv.prov = mkprov(TR_PROV_ITER, it.prov, NULL, NULL, 1);
+            PUSH(nv);
             DISPATCH();
         }
         if (PyErr_Occurred()) {

@@ -105,5 +105,8 @@ int tr_op_import_star(PyObject *locals, PyObject *module);          /* 0 or -1 *
 PyObject *tr_op_import_from(PyObject *module, PyObject *name);      /* new ref */
 int tr_op_dict_merge_error(PyObject *func, PyObject *arg);          /* rewrites the error */
 PyObject *tr_op_lookup_special(PyObject *obj, const char *name);     /* new ref, NULL: none */
+/* The Python function a heap type defines (or inherits) for a special method, which
+ * CPython's slot_* would call: new ref, NULL (no exception) when it is anything else. */
+PyObject *tr_op_special_function(PyObject *obj, const char *name);
 
 #endif
