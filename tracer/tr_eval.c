@@ -328,6 +328,21 @@ static void note_opaque(TrRun *run, PyObject *a, PyObject *b)
         tr_attr_note_escape(run);
 }
 
+/* Records "RAISE KeyError in f line 3" for the exception being raised, keeping it. */
+static void record_exception(TrRun *run, TrFrame *f, const char *what)
+{
+    if (run->trace == NULL)
+        return;
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    int line = PyCode_Addr2Line(f->code, f->lasti * (int)sizeof(_Py_CODEUNIT));
+    if (tr_trace_recordf(run, NULL, "%s %s in %U line %d", what,
+                         et != NULL ? ((PyTypeObject *)et)->tp_name : "?", f->code->co_qualname,
+                         line) < 0)
+        PyErr_Clear();
+    PyErr_Restore(et, ev, etb);
+}
+
 /* ---- the loop ---- */
 
 /* Stack access: values are owned by the stack slots. */
@@ -1760,8 +1775,10 @@ error:
                 op_names[op] ? op_names[op] : "?");
         abort();
     }
-    if (!tr_exc_is_internal())
+    if (!tr_exc_is_internal()) {
         tr_exc_add_traceback(f);
+        record_exception(run, f, "RAISE");
+    }
 exception_unwind: {
     int handler, level, push_lasti;
     if (tr_exc_is_internal()) {
@@ -1786,6 +1803,8 @@ exception_unwind: {
     Py_XDECREF(etb);
     Py_XDECREF(et);
     PUSH_OBJ(ev, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
+    if (tr_trace_recordf(run, NULL, "EXCEPT %s in %U", Py_TYPE(ev)->tp_name, co->co_qualname) < 0)
+        PyErr_Clear();   /* the trace is best effort; the program's exception is on the stack */
     f->kwnames = NULL;
     next = handler;
     check_effect = 0;
