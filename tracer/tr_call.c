@@ -19,9 +19,10 @@
 /* Lookaside targets, resolved once (borrowed from builtins / object's dict). */
 static PyObject *bi_getattr, *bi_setattr, *bi_delattr, *bi_hasattr, *bi_vars, *bi_locals,
     *bi_globals, *bi_isinstance, *bi_issubclass, *bi_len, *bi_id, *bi_callable, *bi_repr,
-    *bi_print, *bi_dir, *bi_eval, *bi_exec;
+    *bi_print, *bi_dir, *bi_eval, *bi_exec, *bi_build_class;
 static PyObject *obj_setattr, *obj_delattr, *obj_getattribute;
 static PyTypeObject *method_wrapper_type;
+static PyTypeObject *partial_type;   /* functools.partial (the C type), exact instances only */
 
 int tr_call_init(void)
 {
@@ -56,6 +57,7 @@ int tr_call_init(void)
     GETB(bi_dir, "dir");
     GETB(bi_eval, "eval");
     GETB(bi_exec, "exec");
+    GETB(bi_build_class, "__build_class__");
 #undef GETB
     PyObject *od = PyBaseObject_Type.tp_dict;
     obj_setattr = PyDict_GetItemString(od, "__setattr__");
@@ -68,6 +70,13 @@ int tr_call_init(void)
     Py_INCREF(obj_setattr);
     Py_INCREF(obj_delattr);
     Py_INCREF(obj_getattribute);
+    PyObject *ft = PyImport_ImportModule("_functools");
+    if (ft == NULL)
+        return -1;
+    partial_type = (PyTypeObject *)PyObject_GetAttrString(ft, "partial");   /* kept */
+    Py_DECREF(ft);
+    if (partial_type == NULL)
+        return -1;
     PyObject *probe = PyObject_GetAttrString(Py_None, "__setattr__");   /* a method-wrapper */
     if (probe == NULL)
         return -1;
@@ -492,7 +501,12 @@ static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
     TrValue *lp = tr_call_bind(fn, args, nargs, kwnames);
     if (lp == NULL)
         return -1;
-    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, NULL,
+    if (co->co_flags & CO_GENERATOR)
+        return tr_gen_new(run, fn, lp, out);   /* takes lp */
+    /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
+     * with the globals as its locals, as function_vectorcall arranges. */
+    PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
+    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, locals,
                           lp, out);
     PyMem_Free(lp);   /* tr_eval_code released the values */
     return rc;
@@ -764,6 +778,144 @@ static int frame_locals(TrValue *out)
     return 0;
 }
 
+/* __build_class__(func, name, *bases, metaclass=None, **kwds) (bltinmodule.c): the
+ * class body is interpreted with the namespace from __prepare__ as its locals (so
+ * LOAD_NAME / STORE_NAME / LOAD_CLASSDEREF run in the tracer), then the metaclass is
+ * called through tr_call. Bases with __mro_entries__ go to the real __build_class__.
+ * Returns 1 when handled (rc in *rc), 0 to call the builtin instead. */
+static int build_class(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
+                       PyObject *kwnames, TrValue *out, int *rc)
+{
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    Py_ssize_t npos = nargs - nkw;
+    if (npos < 2 || !PyFunction_Check(args[0].obj) || !PyUnicode_Check(args[1].obj))
+        return 0;   /* CPython's own errors */
+    for (Py_ssize_t i = 2; i < npos; i++) {
+        if (!PyType_Check(args[i].obj))
+            return 0;   /* __mro_entries__ resolution: left to CPython */
+    }
+    PyFunctionObject *func = (PyFunctionObject *)args[0].obj;
+    PyObject *bases = NULL, *meta = NULL, *ns = NULL, *cell = NULL, *kwn = NULL;
+    TrValue *vec = NULL, *lp = NULL;
+    TrValue body = {NULL, NULL};
+    Py_ssize_t nrest = 0;
+    *rc = -1;
+    bases = PyTuple_New(npos - 2);
+    if (bases == NULL)
+        goto done;
+    for (Py_ssize_t i = 2; i < npos; i++)
+        PyTuple_SET_ITEM(bases, i - 2, Py_NewRef(args[i].obj));
+    /* Keywords other than metaclass go to __prepare__ and the metaclass call. */
+    vec = PyMem_Calloc((size_t)nkw + 4, sizeof(TrValue));
+    kwn = PyList_New(0);
+    if (vec == NULL || kwn == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        if (_PyUnicode_EqualToASCIIString(k, "metaclass")) {
+            Py_XSETREF(meta, Py_NewRef(args[npos + i].obj));
+            continue;
+        }
+        if (PyList_Append(kwn, k) < 0)
+            goto done;
+        vec[3 + nrest++] = args[npos + i];   /* borrowed */
+    }
+    int isclass = 1;
+    if (meta == NULL)
+        meta = Py_NewRef(PyTuple_GET_SIZE(bases) ? (PyObject *)Py_TYPE(PyTuple_GET_ITEM(bases, 0))
+                                                 : (PyObject *)&PyType_Type);
+    else
+        isclass = PyType_Check(meta);
+    if (isclass) {
+        PyObject *winner = (PyObject *)_PyType_CalculateMetaclass((PyTypeObject *)meta, bases);
+        if (winner == NULL)
+            goto done;
+        Py_SETREF(meta, Py_NewRef(winner));
+    }
+    PyObject *kwtuple = PyList_AsTuple(kwn);
+    if (kwtuple == NULL)
+        goto done;
+    Py_SETREF(kwn, kwtuple);
+    PyObject *kwarg = PyTuple_GET_SIZE(kwn) ? kwn : NULL;
+    PyObject *prep = NULL;
+    PyObject *prepname = PyUnicode_InternFromString("__prepare__");
+    if (prepname == NULL || _PyObject_LookupAttr(meta, prepname, &prep) < 0) {
+        Py_XDECREF(prepname);
+        goto done;
+    }
+    Py_DECREF(prepname);
+    if (prep == NULL) {
+        ns = PyDict_New();
+    }
+    else {
+        TrValue pv = {prep, NULL}, r = {NULL, NULL};
+        vec[1] = args[1];
+        vec[2] = tr_value_new(bases, NULL);
+        int err = tr_call(run, pv, vec + 1, 2 + nrest, kwarg, &r);
+        Py_DECREF(prep);
+        if (err < 0)
+            goto done;
+        ns = r.obj;
+        tr_prov_decref(r.prov);
+    }
+    if (ns == NULL)
+        goto done;
+    if (!PyMapping_Check(ns)) {
+        PyErr_Format(PyExc_TypeError, "%.200s.__prepare__() must return a mapping, not %.200s",
+                     isclass ? ((PyTypeObject *)meta)->tp_name : "<metaclass>",
+                     Py_TYPE(ns)->tp_name);
+        goto done;
+    }
+    PyCodeObject *co = (PyCodeObject *)func->func_code;
+    lp = PyMem_Calloc((size_t)co->co_nlocalsplus + 1, sizeof(TrValue));
+    if (lp == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int err = tr_eval_code(run, co, (PyObject *)func, func->func_globals, func->func_builtins, ns,
+                           lp, &body);
+    PyMem_Free(lp);
+    if (err < 0)
+        goto done;
+    cell = Py_NewRef(body.obj);
+    TrValue mv = {meta, NULL}, cls = {NULL, NULL};
+    vec[0] = args[1];
+    vec[1] = tr_value_new(bases, NULL);
+    vec[2] = tr_value_new(ns, NULL);
+    if (tr_call(run, mv, vec, 3 + nrest, kwarg, &cls) < 0)
+        goto done;
+    if (PyType_Check(cls.obj) && PyCell_Check(cell)) {
+        PyObject *cell_cls = PyCell_GET(cell);
+        if (cell_cls != cls.obj) {
+            if (cell_cls == NULL)
+                PyErr_Format(PyExc_RuntimeError,
+                             "__class__ not set defining %.200R as %.200R. "
+                             "Was __classcell__ propagated to type.__new__?", args[1].obj, cls.obj);
+            else
+                PyErr_Format(PyExc_TypeError, "__class__ set to %.200R defining %.200R as %.200R",
+                             cell_cls, args[1].obj, cls.obj);
+            tr_value_clear(&cls);
+            goto done;
+        }
+    }
+    tr_prov_decref(cls.prov);
+    cls.prov = tr_prov_new(TR_PROV_FUNC, NULL, NULL, args[1].obj, 0);
+    *out = cls;
+    *rc = 0;
+done:
+    tr_value_clear(&body);
+    PyMem_Free(vec);
+    Py_XDECREF(bases);
+    Py_XDECREF(meta);
+    Py_XDECREF(ns);
+    Py_XDECREF(cell);
+    Py_XDECREF(kwn);
+    (void)callable;
+    return 1;
+}
+
 /* 1 when handled (rc in *rc), 0 when callable is not a lookaside. */
 static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
                      PyObject *kwnames, TrValue *out, int *rc)
@@ -771,8 +923,10 @@ static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
     PyObject *c = callable.obj;
     int haskw = kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0;
     *rc = -1;
+    if (c == bi_build_class)
+        return build_class(run, callable, args, nargs, kwnames, out, rc);
     if (c == bi_getattr && !haskw) {
-        if (arity("getattr", nargs, 2, 3) < 0 || check_name(args[1].obj, "getattr") < 0)
+        if (arity("getattr", nargs, 2, 3) < 0 || check_name(args[1].obj, NULL) < 0)
             return 1;
         if (tr_attr_get(run, args[0], args[1].obj, out) == 0) {
             *rc = 0;
@@ -785,7 +939,7 @@ static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
         return 1;
     }
     if (c == bi_hasattr && !haskw) {
-        if (arity("hasattr", nargs, 2, 2) < 0 || check_name(args[1].obj, "hasattr") < 0)
+        if (arity("hasattr", nargs, 2, 2) < 0 || check_name(args[1].obj, NULL) < 0)
             return 1;
         TrValue v = {NULL, NULL};
         if (tr_attr_get(run, args[0], args[1].obj, &v) == 0) {
@@ -951,6 +1105,79 @@ static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
     return 1;
 }
 
+/* functools.partial(func, *pargs, **pkw)(*args, **kw) is func(*pargs, *args, **{**pkw,
+ * **kw}) (Modules/_functoolsmodule.c: partial_vectorcall): unwrapped so that func is
+ * interpreted when it is Python code. Reading a partial's fields runs no user code. */
+static int call_partial(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
+                        PyObject *kwnames, TrValue *out)
+{
+    PyObject *func = PyObject_GetAttrString(callable.obj, "func");
+    PyObject *pargs = PyObject_GetAttrString(callable.obj, "args");
+    PyObject *pkw = PyObject_GetAttrString(callable.obj, "keywords");
+    PyObject *kw = NULL, *names = NULL;
+    TrValue *vec = NULL;
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0, npos = nargs - nkw;
+    Py_ssize_t np = 0, nk = 0;
+    int rc = -1;
+    if (func == NULL || pargs == NULL || pkw == NULL || !PyTuple_Check(pargs) ||
+        !PyDict_Check(pkw)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_SystemError, "tracer: malformed functools.partial");
+        goto done;
+    }
+    /* Keywords: the partial's, overridden by the call's, in that order (dict merge). */
+    kw = PyDict_Copy(pkw);
+    if (kw == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[npos + i].obj) < 0)
+            goto done;
+    }
+    np = PyTuple_GET_SIZE(pargs) + npos;
+    nk = PyDict_GET_SIZE(kw);
+    vec = PyMem_Calloc((size_t)(np + nk + 1), sizeof(TrValue));
+    names = PyTuple_New(nk);
+    if (vec == NULL || names == NULL) {
+        if (vec == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pargs); i++)
+        vec[i] = tr_value_new(Py_NewRef(PyTuple_GET_ITEM(pargs, i)),
+                              tr_prov_attr(callable.prov, NULL, TR_RES_NONE, "args"));
+    for (Py_ssize_t i = 0; i < npos; i++)
+        vec[PyTuple_GET_SIZE(pargs) + i] = tr_value_dup(args[i]);
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kw, &pos, &key, &value)) {
+        PyTuple_SET_ITEM(names, k, Py_NewRef(key));
+        TrProv *p = NULL;
+        for (Py_ssize_t i = 0; i < nkw; i++) {
+            if (PyTuple_GET_ITEM(kwnames, i) == key && args[npos + i].obj == value)
+                p = (tr_prov_incref(args[npos + i].prov), args[npos + i].prov);
+        }
+        if (p == NULL)
+            p = tr_prov_attr(callable.prov, NULL, TR_RES_NONE, "keywords");
+        vec[np + k] = tr_value_new(Py_NewRef(value), p);
+        k++;
+    }
+    TrValue fv = {func, tr_prov_attr(callable.prov, NULL, TR_RES_NONE, "func")};
+    rc = tr_call(run, fv, vec, np + nk, nk ? names : NULL, out);
+    tr_prov_decref(fv.prov);
+done:
+    if (vec != NULL) {
+        for (Py_ssize_t i = 0; i < np + nk; i++)
+            tr_value_clear(&vec[i]);
+        PyMem_Free(vec);
+    }
+    Py_XDECREF(func);
+    Py_XDECREF(pargs);
+    Py_XDECREF(pkw);
+    Py_XDECREF(kw);
+    Py_XDECREF(names);
+    return rc;
+}
+
 int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
             PyObject *kwnames, TrValue *out)
 {
@@ -959,7 +1186,7 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
     out->prov = NULL;
     if (PyFunction_Check(c)) {
         PyCodeObject *co = (PyCodeObject *)((PyFunctionObject *)c)->func_code;
-        if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
+        if (co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
             return call_opaque(run, callable, args, nargs, kwnames, out);
         return call_function(run, (PyFunctionObject *)c, args, nargs, kwnames, out);
     }
@@ -972,6 +1199,18 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
         tr_prov_decref(self.prov);
         return rc;
     }
+    if (Py_IS_TYPE(c, &PyStaticMethod_Type)) {
+        /* staticmethod objects are callable (3.10+): call the function they wrap. */
+        TrValue fn = {Py_TYPE(c)->tp_descr_get(c, Py_None, (PyObject *)Py_TYPE(Py_None)), NULL};
+        if (fn.obj == NULL)
+            return -1;
+        fn.prov = tr_prov_attr(callable.prov, NULL, TR_RES_NONE, "__func__");
+        int rc = tr_call(run, fn, args, nargs, kwnames, out);
+        tr_value_clear(&fn);
+        return rc;
+    }
+    if (Py_IS_TYPE(c, partial_type))
+        return call_partial(run, callable, args, nargs, kwnames, out);
     int rc;
     if (lookaside(run, callable, args, nargs, kwnames, out, &rc))
         return rc;

@@ -6,9 +6,8 @@ runs alike) turns a lazy result such as a generator into a value. tt_stdlib.py c
 that every name resolves to a Python function (inspect.isfunction) whose code is Python.
 
 UNSUPPORTED_OK lists the cases for which tfjit.Unsupported is an accepted answer, each
-with its reason; cases whose eager run executes a generator frame are accepted
-automatically (the tracer may declare generators Unsupported). Anything else answering
-Unsupported fails the test.
+with its reason; generator functions are accepted automatically (the tracer may declare
+generators Unsupported). Anything else answering Unsupported fails the test.
 """
 import fractions
 

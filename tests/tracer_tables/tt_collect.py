@@ -48,6 +48,9 @@ class Refs:
     def alive(self):
         return sorted(label for label, r in self.refs if r() is not None)
 
+    def labels(self):
+        return {label for label, _ in self.refs}
+
 
 def track_namespace(ns):
     """Weak references to the program function and the snippet's classes (a function,
@@ -61,7 +64,7 @@ def track_namespace(ns):
 
 
 def run_world(sn, target):
-    """Returns (alive after phase 1, alive after phase 2, number of weakrefs)."""
+    """Returns (alive after phase 1, alive after phase 2, number of weakrefs, labels)."""
     ns = sn.namespace()
     refs = Refs()
     make = ns["make"]
@@ -90,22 +93,24 @@ def run_world(sn, target):
     ns.clear()
     del ns
     gc.collect()
-    return phase1, refs2.alive(), len(refs.refs) + len(refs2.refs)
+    return phase1, refs2.alive(), len(refs.refs) + len(refs2.refs), refs.labels() | refs2.labels()
 
 
 def check(sn, target):
     try:
-        e1, e2, n = run_world(sn, None)
+        e1, e2, n, elabels = run_world(sn, None)
     except Exception as e:
         return "table", f"eager run failed: {e!r}"
     if n == 0 or target is None:
         return ("skip" if n == 0 else "pass"), ""
     try:
-        t1, t2, _ = run_world(sn, target)
+        t1, t2, _, tlabels = run_world(sn, target)
     except Exception as e:
         return "fail", f"traced run failed outside program(): {e!r}"
-    kept1 = sorted(set(t1) - set(e1))
-    kept2 = sorted(set(t2) - set(e2))
+    # Only objects eager also had: a wrong result (the topic tests' failure) may hold
+    # objects that live forever anyway, such as a builtin function.
+    kept1 = sorted((set(t1) - set(e1)) & elabels)
+    kept2 = sorted((set(t2) - set(e2)) & elabels)
     if kept1 or kept2:
         msg = []
         if kept1:
@@ -113,7 +118,8 @@ def check(sn, target):
         if kept2:
             msg.append("kept alive after dropping the function: " + ", ".join(kept2))
         return "fail", "; ".join(msg)
-    return "pass", f"{n} weakrefs"
+    note = "" if tlabels == elabels else "; results differ from eager (see the topic tests)"
+    return "pass", f"{n} weakrefs" + note
 
 
 def main():

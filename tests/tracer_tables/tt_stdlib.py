@@ -6,8 +6,8 @@ Python code object; frozen modules such as posixpath count); eager and traced ru
 give equal observations (results or exceptions with their tracebacks, and the
 arguments' final state, through tt_driver's canonicaliser). Prints
 how many cases traced without tfjit.Unsupported; fails on any mismatch and on any
-Unsupported not listed in UNSUPPORTED_OK (cases whose eager run executed a generator
-frame are accepted: the tracer may declare generators Unsupported).
+Unsupported not listed in UNSUPPORTED_OK (generator functions are accepted: the
+tracer may declare generators Unsupported).
 Options as the snippet driver: --only NAME, -v, --identity, --require-jit, --no-fork.
 """
 import importlib
@@ -68,7 +68,7 @@ def check_case(name, make, kw, post, target, verbose):
     code = getattr(fn, "__code__", None)
     if not inspect.isfunction(fn) or not inspect.iscode(code):   # frozen modules count
         return "table", "not a Python-level function"
-    e0, _, used_gen = observe(fn, make, kw, post, None, detect_gen=True)
+    e0, _, _ = observe(fn, make, kw, post, None)
     e1, _, _ = observe(fn, make, kw, post, tt_driver.identity)
     d = tt_driver.first_diff(e0, e1)
     if d:
@@ -81,8 +81,8 @@ def check_case(name, make, kw, post, target, verbose):
         return "pass", ""
     if unsup is not None:
         reason = UNSUPPORTED_OK.get(name)
-        if reason is None and (inspect.isgeneratorfunction(fn) or used_gen):
-            reason = "runs a generator"
+        if reason is None and inspect.isgeneratorfunction(fn):
+            reason = "generator function"
         if reason:
             return "unsupported_ok", f"Unsupported ({reason}): {tt_driver.safe_str(unsup)}"
         return "unsupported", f"UNSUPPORTED: {tt_driver.safe_str(unsup)}"
