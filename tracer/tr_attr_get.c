@@ -335,12 +335,14 @@ static int resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
 static int record(TrRun *run, const char *op, PyObject *name, const char *mark,
                   const TrValue *v)
 {
-    const char *s = PyUnicode_AsUTF8(name);
-    if (s == NULL)
+    /* Built as a str, so a long non-ASCII name is never cut inside a character. */
+    PyObject *what = PyUnicode_FromFormat("%s %U%s", op, name, mark);
+    if (what == NULL)
         return -1;
-    char what[256];
-    snprintf(what, sizeof what, "%s %.200s%s", op, s, mark);
-    return tr_trace_record(run, what, v);
+    const char *s = PyUnicode_AsUTF8(what);
+    int rc = s != NULL ? tr_trace_record(run, s, v) : -1;
+    Py_DECREF(what);
+    return rc;
 }
 
 /* The common tail of a load: provenance, cache, trace. use_cache: 0 for
