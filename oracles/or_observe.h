@@ -47,4 +47,9 @@ void or_observation_clear(OrObservation *obs);
 char *or_observation_text(const OrObservation *obs);
 const char *or_section_name(OrSection s);    /* "r1", "log1", ..., "state" */
 
+/* Added by the oracles part (backward compatible): the first section, in protocol
+ * order, where a and b differ; OR_SEC__COUNT when they are equal. A NULL section
+ * equals only a NULL section. */
+OrSection or_observation_diff(const OrObservation *a, const OrObservation *b);
+
 #endif

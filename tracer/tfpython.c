@@ -1,10 +1,7 @@
 /* tfpython: CPython's own command-line interpreter with the tracer module `tfjit`
  * built in. Tests of the tracer run their Python scripts with it, so that under the
  * asan preset the tracer's C code runs instrumented without LD_PRELOAD tricks. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-PyMODINIT_FUNC PyInit_tfjit(void);
+#include "tr_module.h"
 
 int main(int argc, char **argv)
 {

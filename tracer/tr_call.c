@@ -19,7 +19,7 @@
 /* Lookaside targets, resolved once (borrowed from builtins / object's dict). */
 static PyObject *bi_getattr, *bi_setattr, *bi_delattr, *bi_hasattr, *bi_vars, *bi_locals,
     *bi_globals, *bi_isinstance, *bi_issubclass, *bi_len, *bi_id, *bi_callable, *bi_repr,
-    *bi_print, *bi_dir, *bi_eval, *bi_exec;
+    *bi_print, *bi_dir, *bi_eval, *bi_exec, *bi_build_class;
 static PyObject *obj_setattr, *obj_delattr, *obj_getattribute;
 static PyTypeObject *method_wrapper_type;
 
@@ -56,6 +56,7 @@ int tr_call_init(void)
     GETB(bi_dir, "dir");
     GETB(bi_eval, "eval");
     GETB(bi_exec, "exec");
+    GETB(bi_build_class, "__build_class__");
 #undef GETB
     PyObject *od = PyBaseObject_Type.tp_dict;
     obj_setattr = PyDict_GetItemString(od, "__setattr__");
@@ -492,7 +493,12 @@ static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
     TrValue *lp = tr_call_bind(fn, args, nargs, kwnames);
     if (lp == NULL)
         return -1;
-    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, NULL,
+    if (co->co_flags & CO_GENERATOR)
+        return tr_gen_new(run, fn, lp, out);   /* takes lp */
+    /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
+     * with the globals as its locals, as function_vectorcall arranges. */
+    PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
+    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, locals,
                           lp, out);
     PyMem_Free(lp);   /* tr_eval_code released the values */
     return rc;
@@ -764,6 +770,144 @@ static int frame_locals(TrValue *out)
     return 0;
 }
 
+/* __build_class__(func, name, *bases, metaclass=None, **kwds) (bltinmodule.c): the
+ * class body is interpreted with the namespace from __prepare__ as its locals (so
+ * LOAD_NAME / STORE_NAME / LOAD_CLASSDEREF run in the tracer), then the metaclass is
+ * called through tr_call. Bases with __mro_entries__ go to the real __build_class__.
+ * Returns 1 when handled (rc in *rc), 0 to call the builtin instead. */
+static int build_class(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
+                       PyObject *kwnames, TrValue *out, int *rc)
+{
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    Py_ssize_t npos = nargs - nkw;
+    if (npos < 2 || !PyFunction_Check(args[0].obj) || !PyUnicode_Check(args[1].obj))
+        return 0;   /* CPython's own errors */
+    for (Py_ssize_t i = 2; i < npos; i++) {
+        if (!PyType_Check(args[i].obj))
+            return 0;   /* __mro_entries__ resolution: left to CPython */
+    }
+    PyFunctionObject *func = (PyFunctionObject *)args[0].obj;
+    PyObject *bases = NULL, *meta = NULL, *ns = NULL, *cell = NULL, *kwn = NULL;
+    TrValue *vec = NULL, *lp = NULL;
+    TrValue body = {NULL, NULL};
+    Py_ssize_t nrest = 0;
+    *rc = -1;
+    bases = PyTuple_New(npos - 2);
+    if (bases == NULL)
+        goto done;
+    for (Py_ssize_t i = 2; i < npos; i++)
+        PyTuple_SET_ITEM(bases, i - 2, Py_NewRef(args[i].obj));
+    /* Keywords other than metaclass go to __prepare__ and the metaclass call. */
+    vec = PyMem_Calloc((size_t)nkw + 4, sizeof(TrValue));
+    kwn = PyList_New(0);
+    if (vec == NULL || kwn == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        if (_PyUnicode_EqualToASCIIString(k, "metaclass")) {
+            Py_XSETREF(meta, Py_NewRef(args[npos + i].obj));
+            continue;
+        }
+        if (PyList_Append(kwn, k) < 0)
+            goto done;
+        vec[3 + nrest++] = args[npos + i];   /* borrowed */
+    }
+    int isclass = 1;
+    if (meta == NULL)
+        meta = Py_NewRef(PyTuple_GET_SIZE(bases) ? (PyObject *)Py_TYPE(PyTuple_GET_ITEM(bases, 0))
+                                                 : (PyObject *)&PyType_Type);
+    else
+        isclass = PyType_Check(meta);
+    if (isclass) {
+        PyObject *winner = (PyObject *)_PyType_CalculateMetaclass((PyTypeObject *)meta, bases);
+        if (winner == NULL)
+            goto done;
+        Py_SETREF(meta, Py_NewRef(winner));
+    }
+    PyObject *kwtuple = PyList_AsTuple(kwn);
+    if (kwtuple == NULL)
+        goto done;
+    Py_SETREF(kwn, kwtuple);
+    PyObject *kwarg = PyTuple_GET_SIZE(kwn) ? kwn : NULL;
+    PyObject *prep = NULL;
+    PyObject *prepname = PyUnicode_InternFromString("__prepare__");
+    if (prepname == NULL || _PyObject_LookupAttr(meta, prepname, &prep) < 0) {
+        Py_XDECREF(prepname);
+        goto done;
+    }
+    Py_DECREF(prepname);
+    if (prep == NULL) {
+        ns = PyDict_New();
+    }
+    else {
+        TrValue pv = {prep, NULL}, r = {NULL, NULL};
+        vec[1] = args[1];
+        vec[2] = tr_value_new(bases, NULL);
+        int err = tr_call(run, pv, vec + 1, 2 + nrest, kwarg, &r);
+        Py_DECREF(prep);
+        if (err < 0)
+            goto done;
+        ns = r.obj;
+        tr_prov_decref(r.prov);
+    }
+    if (ns == NULL)
+        goto done;
+    if (!PyMapping_Check(ns)) {
+        PyErr_Format(PyExc_TypeError, "%.200s.__prepare__() must return a mapping, not %.200s",
+                     isclass ? ((PyTypeObject *)meta)->tp_name : "<metaclass>",
+                     Py_TYPE(ns)->tp_name);
+        goto done;
+    }
+    PyCodeObject *co = (PyCodeObject *)func->func_code;
+    lp = PyMem_Calloc((size_t)co->co_nlocalsplus + 1, sizeof(TrValue));
+    if (lp == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int err = tr_eval_code(run, co, (PyObject *)func, func->func_globals, func->func_builtins, ns,
+                           lp, &body);
+    PyMem_Free(lp);
+    if (err < 0)
+        goto done;
+    cell = Py_NewRef(body.obj);
+    TrValue mv = {meta, NULL}, cls = {NULL, NULL};
+    vec[0] = args[1];
+    vec[1] = tr_value_new(bases, NULL);
+    vec[2] = tr_value_new(ns, NULL);
+    if (tr_call(run, mv, vec, 3 + nrest, kwarg, &cls) < 0)
+        goto done;
+    if (PyType_Check(cls.obj) && PyCell_Check(cell)) {
+        PyObject *cell_cls = PyCell_GET(cell);
+        if (cell_cls != cls.obj) {
+            if (cell_cls == NULL)
+                PyErr_Format(PyExc_RuntimeError,
+                             "__class__ not set defining %.200R as %.200R. "
+                             "Was __classcell__ propagated to type.__new__?", args[1].obj, cls.obj);
+            else
+                PyErr_Format(PyExc_TypeError, "__class__ set to %.200R defining %.200R as %.200R",
+                             cell_cls, args[1].obj, cls.obj);
+            tr_value_clear(&cls);
+            goto done;
+        }
+    }
+    tr_prov_decref(cls.prov);
+    cls.prov = tr_prov_new(TR_PROV_FUNC, NULL, NULL, args[1].obj, 0);
+    *out = cls;
+    *rc = 0;
+done:
+    tr_value_clear(&body);
+    PyMem_Free(vec);
+    Py_XDECREF(bases);
+    Py_XDECREF(meta);
+    Py_XDECREF(ns);
+    Py_XDECREF(cell);
+    Py_XDECREF(kwn);
+    (void)callable;
+    return 1;
+}
+
 /* 1 when handled (rc in *rc), 0 when callable is not a lookaside. */
 static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
                      PyObject *kwnames, TrValue *out, int *rc)
@@ -771,8 +915,10 @@ static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
     PyObject *c = callable.obj;
     int haskw = kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0;
     *rc = -1;
+    if (c == bi_build_class)
+        return build_class(run, callable, args, nargs, kwnames, out, rc);
     if (c == bi_getattr && !haskw) {
-        if (arity("getattr", nargs, 2, 3) < 0 || check_name(args[1].obj, "getattr") < 0)
+        if (arity("getattr", nargs, 2, 3) < 0 || check_name(args[1].obj, NULL) < 0)
             return 1;
         if (tr_attr_get(run, args[0], args[1].obj, out) == 0) {
             *rc = 0;
@@ -785,7 +931,7 @@ static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
         return 1;
     }
     if (c == bi_hasattr && !haskw) {
-        if (arity("hasattr", nargs, 2, 2) < 0 || check_name(args[1].obj, "hasattr") < 0)
+        if (arity("hasattr", nargs, 2, 2) < 0 || check_name(args[1].obj, NULL) < 0)
             return 1;
         TrValue v = {NULL, NULL};
         if (tr_attr_get(run, args[0], args[1].obj, &v) == 0) {
@@ -959,7 +1105,7 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
     out->prov = NULL;
     if (PyFunction_Check(c)) {
         PyCodeObject *co = (PyCodeObject *)((PyFunctionObject *)c)->func_code;
-        if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
+        if (co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
             return call_opaque(run, callable, args, nargs, kwnames, out);
         return call_function(run, (PyFunctionObject *)c, args, nargs, kwnames, out);
     }

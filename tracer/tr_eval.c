@@ -121,6 +121,26 @@ static void lltrace_print(TrFrame *f, int op, int oparg)
     fprintf(stderr, "]\n");
 }
 
+/* TFJIT_LLTRACE mode: the stack effect of the instruction just executed must be the
+ * compiler's (PyCompile_OpcodeStackEffectWithJump). The compiler books a call's pops
+ * on PRECALL (-oparg) and CALL (-1), the loop does them all in CALL; RETURN_GENERATOR
+ * pushes the first sent value here (CPython pushes it when resuming). */
+static void check_stack_effect(TrFrame *f, int op, int oparg, int sp_before, int jumped)
+{
+    int expected = PyCompile_OpcodeStackEffectWithJump(op, oparg, jumped);
+    if (op == TR_OP_PRECALL)
+        expected = 0;
+    else if (op == TR_OP_CALL)
+        expected = -1 - oparg;
+    else if (op == TR_OP_RETURN_GENERATOR)
+        expected = 1;
+    if (f->sp - sp_before != expected) {
+        fprintf(stderr, "tracefuzz: %s %d changed the stack by %d, the compiler says %d\n",
+                op_names[op], oparg, f->sp - sp_before, expected);
+        abort();
+    }
+}
+
 static void unbound_local(PyCodeObject *co, int i)
 {
     PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, i);
@@ -135,6 +155,7 @@ static void unbound_local(PyCodeObject *co, int i)
                      name);
 }
 
+/* BINARY_OP's operation by oparg (NB_ADD ... NB_INPLACE_XOR): a new reference or NULL. */
 static PyObject *binary_op(int oparg, PyObject *a, PyObject *b)
 {
     switch (oparg) {
@@ -314,7 +335,12 @@ static void note_opaque(TrRun *run, PyObject *a, PyObject *b)
 #define TOP() (f->stack[f->sp - 1])
 #define SECOND() (f->stack[f->sp - 2])
 #define PEEK(n) (f->stack[f->sp - (n)])
-#define PUSH(v) do { if (f->sp >= f->stacksize) stack_overflow(f); f->stack[f->sp++] = (v); } while (0)
+#define PUSH(v) do { \
+        TrValue pushed_ = (v);   /* evaluated before sp moves: PUSH(PEEK(n)) is safe */ \
+        if (f->sp >= f->stacksize) \
+            stack_overflow(f); \
+        f->stack[f->sp++] = pushed_; \
+    } while (0)
 #define POP() (f->stack[--f->sp])
 #define PUSH_OBJ(o, p) PUSH(tr_value_new((o), (p)))
 #define DISPATCH() goto dispatch
@@ -329,69 +355,108 @@ static void stack_overflow(TrFrame *f)
     abort();
 }
 
-static int run_frame(TrRun *run, TrFrame *f, TrValue *out);
+static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out);
+
+int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
+                  PyObject *builtins, PyObject *locals, TrValue *localsplus)
+{
+    memset(f, 0, sizeof *f);
+    f->nlocalsplus = co->co_nlocalsplus;
+    f->localsplus = localsplus;
+    f->codebytes = PyCode_GetCode(co);
+    if (f->codebytes == NULL)
+        return -1;
+    f->stacksize = co->co_stacksize + 1;
+    f->stack = PyMem_Calloc((size_t)f->stacksize, sizeof(TrValue));
+    if (f->stack == NULL) {
+        Py_CLEAR(f->codebytes);
+        PyErr_NoMemory();
+        return -1;
+    }
+    f->code = (PyCodeObject *)Py_NewRef(co);
+    f->func = Py_XNewRef(func);
+    f->globals = Py_NewRef(globals);
+    f->builtins = Py_NewRef(builtins);
+    f->locals = Py_XNewRef(locals);
+    f->instr = (const unsigned char *)PyBytes_AS_STRING(f->codebytes);
+    f->ninstr = (int)(PyBytes_GET_SIZE(f->codebytes) / 2);
+    return 0;
+}
+
+void tr_frame_clear(TrFrame *f)
+{
+    if (f->stack != NULL) {
+        for (int i = 0; i < f->sp; i++)
+            tr_value_clear(&f->stack[i]);
+        PyMem_Free(f->stack);
+        f->stack = NULL;
+    }
+    f->sp = 0;
+    if (f->localsplus != NULL) {
+        for (int i = 0; i < f->nlocalsplus; i++)
+            tr_value_clear(&f->localsplus[i]);
+    }
+    Py_CLEAR(f->code);
+    Py_CLEAR(f->func);
+    Py_CLEAR(f->globals);
+    Py_CLEAR(f->builtins);
+    Py_CLEAR(f->locals);
+    Py_CLEAR(f->codebytes);
+}
+
+int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
+{
+    out->obj = NULL;
+    out->prov = NULL;
+    if (run->depth >= run->max_depth) {
+        PyErr_Format(tr_LimitExceeded, "traced call depth exceeded %d", run->max_depth);
+        return -1;
+    }
+    if (Py_EnterRecursiveCall(" in traced code"))
+        return -1;
+    f->prev = current_frame;
+    current_frame = f;
+    run->depth++;
+    int rc = run_frame(run, f, throwing, out);
+    run->depth--;
+    current_frame = f->prev;
+    f->prev = NULL;
+    Py_LeaveRecursiveCall();
+    return rc;
+}
 
 int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals,
                  PyObject *builtins, PyObject *locals, TrValue *localsplus, TrValue *out)
 {
+    TrFrame frame;
+    int rc = -1;
     out->obj = NULL;
     out->prov = NULL;
-    TrFrame frame;
-    memset(&frame, 0, sizeof frame);
-    int rc = -1;
-    frame.nlocalsplus = co->co_nlocalsplus;
-    frame.localsplus = localsplus;
-    if (run->depth >= run->max_depth) {
-        PyErr_Format(tr_LimitExceeded, "traced call depth exceeded %d", run->max_depth);
-        goto done;
+    if (tr_frame_init(&frame, co, func, globals, builtins, locals, localsplus) == 0) {
+        rc = tr_frame_run(run, &frame, 0, out);
+        if (rc == 1) {
+            /* Only generator frames (tr_gen.c) may yield. */
+            fprintf(stderr, "tracefuzz: a function frame yielded\n");
+            abort();
+        }
     }
-    frame.codebytes = PyCode_GetCode(co);
-    if (frame.codebytes == NULL)
-        goto done;
-    frame.stacksize = co->co_stacksize + 1;
-    frame.stack = PyMem_Calloc((size_t)frame.stacksize, sizeof(TrValue));
-    if (frame.stack == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (Py_EnterRecursiveCall(" in traced code"))
-        goto done;
-    frame.code = (PyCodeObject *)Py_NewRef(co);
-    frame.func = Py_XNewRef(func);
-    frame.globals = Py_NewRef(globals);
-    frame.builtins = Py_NewRef(builtins);
-    frame.locals = Py_XNewRef(locals);
-    frame.instr = (const unsigned char *)PyBytes_AS_STRING(frame.codebytes);
-    frame.ninstr = (int)(PyBytes_GET_SIZE(frame.codebytes) / 2);
-    frame.prev = current_frame;
-    current_frame = &frame;
-    run->depth++;
-    rc = run_frame(run, &frame, out);
-    run->depth--;
-    current_frame = frame.prev;
-    Py_LeaveRecursiveCall();
-    Py_DECREF(frame.code);
-    Py_XDECREF(frame.func);
-    Py_DECREF(frame.globals);
-    Py_DECREF(frame.builtins);
-    Py_XDECREF(frame.locals);
-done:
-    if (frame.stack != NULL) {
-        for (int i = 0; i < frame.sp; i++)
-            tr_value_clear(&frame.stack[i]);
-        PyMem_Free(frame.stack);
-    }
-    for (int i = 0; i < frame.nlocalsplus; i++)
+    tr_frame_clear(&frame);
+    /* tr_frame_init may fail before owning the values: release them all the same. */
+    for (int i = 0; i < co->co_nlocalsplus; i++)
         tr_value_clear(&localsplus[i]);
-    Py_XDECREF(frame.codebytes);
     return rc;
 }
 
-static int run_frame(TrRun *run, TrFrame *f, TrValue *out)
+/* Runs f from f->next until it returns (0, *out the value), yields (1, *out the value,
+ * f->next where to resume) or fails (-1). throwing: resume with the exception already
+ * set, raised at the suspended instruction (generator.throw). */
+static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
 {
     PyCodeObject *co = f->code;
     TrValue *fastlocals = f->localsplus;
-    int next = 0, op = 0, oparg = 0;
+    int next = f->next, op = 0, oparg = 0;
+    int here = f->lasti;   /* the executing instruction: handlers are looked up for it,
+                              even after RERAISE restored f->lasti (INSTR_OFFSET()-1) */
     int rc = -1;
     /* The exception being handled when the frame started: restored if the tracer's
      * own error unwinds the frame from inside an except block. */
@@ -400,8 +465,14 @@ static int run_frame(TrRun *run, TrFrame *f, TrValue *out)
         const char *e = getenv("TFJIT_LLTRACE");
         lltrace = e != NULL && e[0] == '1';
     }
+    /* Debug mode checks each instruction's stack effect against the compiler's. */
+    int check_effect = 0, prev_op = 0, prev_oparg = 0, prev_sp = 0, prev_fallthrough = 0;
+    if (throwing)
+        goto error;
 
 dispatch:
+    if (lltrace && check_effect)
+        check_stack_effect(f, prev_op, prev_oparg, prev_sp, next != prev_fallthrough);
     if (next < 0 || next >= f->ninstr) {
         fprintf(stderr, "tracefuzz: tracer jumped outside the code of %s (%d)\n",
                 PyUnicode_AsUTF8(co->co_qualname), next);
@@ -409,11 +480,12 @@ dispatch:
     }
     op = f->instr[2 * next];
     oparg = f->instr[2 * next + 1];
-    f->lasti = next++;
+    here = f->lasti = next++;
     while (op == TR_OP_EXTENDED_ARG) {
         op = f->instr[2 * next];
         oparg = (oparg << 8) | f->instr[2 * next + 1];
-        f->lasti = next++;
+        here = f->lasti = next++;
+        op_counts[TR_OP_EXTENDED_ARG]++;
     }
     next += op_caches[op];
     op_counts[op]++;
@@ -422,8 +494,14 @@ dispatch:
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");
         goto error;
     }
-    if (lltrace)
+    if (lltrace) {
         lltrace_print(f, op, oparg);
+        check_effect = 1;
+        prev_op = op;
+        prev_oparg = oparg;
+        prev_sp = f->sp;
+        prev_fallthrough = next;
+    }
 
     switch ((TrOpcode)op) {
 
@@ -1249,8 +1327,11 @@ dispatch:
         }
         if (oparg & 4) {
             TrValue v = POP();
-            err |= PyFunction_SetAnnotations(fn, v.obj);
-            tr_value_clear(&v);
+            /* 3.11 compiles annotations to a flat (name, value, ...) tuple that the
+             * function turns into a dict on first access: store it as is, like
+             * ceval (PyFunction_SetAnnotations only takes a dict). */
+            Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, v.obj);
+            tr_prov_decref(v.prov);
         }
         if (oparg & 2) {
             TrValue v = POP();
@@ -1537,6 +1618,20 @@ dispatch:
         DISPATCH();
     }
 
+    case TR_OP_IMPORT_STAR: {      /* (module -- ): every public name into the locals */
+        TrValue from = POP();
+        int err = -1;
+        if (f->locals == NULL)
+            PyErr_SetString(PyExc_SystemError, "no locals found during 'import *'");
+        else
+            err = tr_op_import_star(f->locals, from.obj);
+        tr_attr_note_escape(run);
+        tr_value_clear(&from);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
     case TR_OP_PRINT_EXPR: {       /* (v -- ): sys.displayhook(v) */
         TrValue v = POP();
         PyObject *hook = PySys_GetObject("displayhook");
@@ -1553,6 +1648,59 @@ dispatch:
         DISPATCH();
     }
 
+    /* Generators (tr_gen.c): the generator object holds this frame; the first
+     * resume runs from instruction 0, so RETURN_GENERATOR stands where CPython
+     * resumes a new generator and pushes the value of that first send (None). */
+    case TR_OP_RETURN_GENERATOR:   /* ( -- None) */
+        PUSH_OBJ(Py_NewRef(Py_None), NULL);
+        DISPATCH();
+
+    case TR_OP_YIELD_VALUE:        /* (v -- ) and suspend; resumed with the sent value */
+        *out = POP();
+        f->next = next;
+        rc = 1;
+        goto done;
+
+    case TR_OP_GET_YIELD_FROM_ITER: {  /* (iterable -- iter) */
+        TrValue v = TOP();
+        if (PyCoro_CheckExact(v.obj)) {
+            if (!(co->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE))) {
+                PyErr_SetString(PyExc_TypeError,
+                                "cannot 'yield from' a coroutine object in a non-coroutine "
+                                "generator");
+                goto error;
+            }
+        }
+        else if (!PyGen_CheckExact(v.obj) && !tr_gen_check(v.obj)) {
+            PyObject *it = PyObject_GetIter(v.obj);
+            note_opaque(run, v.obj, NULL);
+            if (it == NULL)
+                goto error;
+            TOP() = tr_value_new(it, mkprov(TR_PROV_ITER, v.prov, NULL, NULL, 0));
+            tr_value_clear(&v);
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_SEND: {             /* (receiver v -- receiver r) or (receiver v -- r) jump */
+        TrValue v = POP();
+        TrValue receiver = TOP();
+        PyObject *r = NULL;
+        PySendResult st = PyIter_Send(receiver.obj, v.obj, &r);
+        note_opaque(run, receiver.obj, NULL);
+        tr_value_clear(&v);
+        if (st == PYGEN_ERROR)
+            goto error;
+        if (st == PYGEN_RETURN) {
+            TOP() = tr_value_new(r, mkprov(TR_PROV_ITER, receiver.prov, NULL, NULL, 2));
+            tr_value_clear(&receiver);
+            JUMPBY(oparg);
+            DISPATCH();
+        }
+        PUSH_OBJ(r, mkprov(TR_PROV_ITER, receiver.prov, NULL, NULL, 1));
+        DISPATCH();
+    }
+
     /* Excluded opcodes (tr_opcodes.def gives each reason): never compiled into the
      * code the tracer interprets, since generator, coroutine and module bodies run
      * natively. Reaching one is a tracer limitation, reported as Unsupported. */
@@ -1563,11 +1711,6 @@ dispatch:
     case TR_OP_END_ASYNC_FOR:
     case TR_OP_BEFORE_ASYNC_WITH:
     case TR_OP_ASYNC_GEN_WRAP:
-    case TR_OP_RETURN_GENERATOR:
-    case TR_OP_YIELD_VALUE:
-    case TR_OP_SEND:
-    case TR_OP_GET_YIELD_FROM_ITER:
-    case TR_OP_IMPORT_STAR:
         PyErr_Format(tr_Unsupported, "the tracer does not interpret %s (in %U)",
                      op_names[op], co->co_qualname);
         goto error;
@@ -1589,7 +1732,7 @@ exception_unwind: {
         PyErr_SetHandledException(saved_handled);
         goto exit_error;
     }
-    if (!tr_exc_find_handler(co, f->lasti, &handler, &level, &push_lasti))
+    if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti))
         goto exit_error;
     while (f->sp > level)
         CLEAR_VALUE(POP());
@@ -1609,11 +1752,13 @@ exception_unwind: {
     PUSH_OBJ(ev, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
     f->kwnames = NULL;
     next = handler;
+    check_effect = 0;
     DISPATCH();
 }
 
 exit_error:
     rc = -1;
+    f->next = next;
 done:
     Py_XDECREF(saved_handled);
     return rc;

@@ -254,20 +254,23 @@ static int collect_leaf_ids(PyObject *e, PyObject *ids)
     return rc;
 }
 
-/* split()'s condition: true for the leaves whose id is in self (a set). */
-static PyObject *leaf_in_ids(PyObject *ids, PyObject *e)
+/* split()'s condition must be a Python function (exceptions.c checks PyFunction):
+ * a factory `lambda ids: lambda e: id(e) in ids`, compiled once. New ref or NULL. */
+static PyObject *leaf_predicate(PyObject *ids)
 {
-    PyObject *id = PyLong_FromVoidPtr(e);
-    if (id == NULL)
-        return NULL;
-    int rc = PySet_Contains(ids, id);
-    Py_DECREF(id);
-    if (rc < 0)
-        return NULL;
-    return Py_NewRef(rc ? Py_True : Py_False);
+    static PyObject *factory;
+    if (factory == NULL) {
+        PyObject *g = PyDict_New();
+        if (g == NULL)
+            return NULL;
+        if (PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+            factory = PyRun_String("lambda ids: (lambda e: id(e) in ids)", Py_eval_input, g, g);
+        Py_DECREF(g);
+        if (factory == NULL)
+            return NULL;
+    }
+    return PyObject_CallOneArg(factory, ids);
 }
-
-static PyMethodDef leaf_in_ids_def = {"leaf_in_ids", leaf_in_ids, METH_O, NULL};
 
 /* The part of eg whose leaves are the leaves of keep (a list): new ref (None if empty). */
 static PyObject *group_projection(PyObject *eg, PyObject *keep)
@@ -281,7 +284,7 @@ static PyObject *group_projection(PyObject *eg, PyObject *keep)
         if (collect_leaf_ids(PyList_GET_ITEM(keep, i), ids) < 0)
             goto done;
     }
-    pred = PyCFunction_New(&leaf_in_ids_def, ids);
+    pred = leaf_predicate(ids);
     if (pred == NULL)
         goto done;
     pair = PyObject_CallMethod(eg, "split", "O", pred);

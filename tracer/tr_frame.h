@@ -27,6 +27,7 @@ struct TrFrame {
     const unsigned char *instr;  /* bytes of codebytes: opcode, oparg pairs */
     int ninstr;                  /* code units */
     int lasti;                   /* code unit of the instruction executing */
+    int next;                    /* code unit to resume at (generators) */
     PyObject *kwnames;           /* borrowed from co_consts: pending KW_NAMES */
     int nlocalsplus;
     TrValue *localsplus;         /* owned array */
@@ -34,6 +35,29 @@ struct TrFrame {
     int sp;
     int stacksize;
 };
+
+/* tr_eval.c: a frame's life, split for generators (tr_gen.c), whose frames outlive
+ * the call that made them. tr_frame_init takes new references and the localsplus
+ * values (not the array); tr_frame_clear releases them (the frame may be reused or
+ * freed after). tr_frame_run returns 0 (returned), 1 (yielded) or -1. */
+int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
+                  PyObject *builtins, PyObject *locals, TrValue *localsplus);
+void tr_frame_clear(TrFrame *f);
+int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out);
+
+/* tr_gen.c: generators whose bodies the tracer interprets. */
+int tr_gen_check(PyObject *o);
+/* Makes a generator for fn (a CO_GENERATOR function) over the bound localsplus array
+ * (owned by the generator from now on, values and array). New TrValue in *out. */
+int tr_gen_new(TrRun *run, PyFunctionObject *fn, TrValue *localsplus, TrValue *out);
+int tr_gen_ready(void);
+
+/* tr_module.c: the runs in progress, so a generator resumed after its run ended gets a
+ * run of its own. */
+uint64_t tr_run_serial(TrRun *run);          /* 0 when not registered */
+TrRun *tr_run_find(TrRun *run, uint64_t serial);   /* run when still active, else NULL */
+void tr_run_register(TrRun *run);
+void tr_run_unregister(TrRun *run);
 
 /* tr_exc.c */
 /* Looks up the 3.11 exception table for the instruction at index: 1 with the handler,
@@ -65,6 +89,7 @@ int tr_op_match_class(TrRun *run, TrValue subject, PyObject *type, Py_ssize_t na
 PyObject *tr_op_format(PyObject *value, int conversion, PyObject *spec); /* new ref */
 PyObject *tr_op_import_name(TrFrame *f, PyObject *name, PyObject *fromlist,
                             PyObject *level);                        /* new ref */
+int tr_op_import_star(PyObject *locals, PyObject *module);          /* 0 or -1 */
 PyObject *tr_op_import_from(PyObject *module, PyObject *name);      /* new ref */
 int tr_op_dict_merge_error(PyObject *func, PyObject *arg);          /* rewrites the error */
 PyObject *tr_op_lookup_special(PyObject *obj, const char *name);     /* new ref, NULL: none */

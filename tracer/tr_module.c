@@ -11,7 +11,8 @@
  *   tfjit.LimitExceeded            instruction or call-depth budget exhausted
  */
 #include <stdlib.h>
-#include "tr_core.h"
+#include "tr_module.h"
+#include "tr_frame.h"
 #include <structmember.h>
 #include "tr_attr.h"
 #include "tr_faults.h"
@@ -21,6 +22,53 @@ PyObject *tr_Unsupported;
 PyObject *tr_LimitExceeded;
 
 static PyObject *last_trace_text;   /* str: the trace of the last traced call */
+
+/* ---- runs in progress (innermost last) ----
+ * A generator made in a run may be resumed after the run ended (it was returned):
+ * it then needs a run of its own. Runs live on C stacks, so an address may come back;
+ * the serial tells runs apart. */
+#define TR_MAX_ACTIVE_RUNS 256
+static struct { TrRun *run; uint64_t serial; } active_runs[TR_MAX_ACTIVE_RUNS];
+static int nactive;
+static uint64_t run_serials;
+
+void tr_run_register(TrRun *run)
+{
+    if (nactive < TR_MAX_ACTIVE_RUNS) {
+        active_runs[nactive].run = run;
+        active_runs[nactive].serial = ++run_serials;
+    }
+    nactive++;   /* counted beyond the table too, so unregistering stays balanced */
+}
+
+void tr_run_unregister(TrRun *run)
+{
+    if (nactive <= 0 || (nactive <= TR_MAX_ACTIVE_RUNS && active_runs[nactive - 1].run != run)) {
+        fprintf(stderr, "tracefuzz: runs unregistered out of order\n");
+        abort();
+    }
+    nactive--;
+}
+
+uint64_t tr_run_serial(TrRun *run)
+{
+    for (int i = (nactive < TR_MAX_ACTIVE_RUNS ? nactive : TR_MAX_ACTIVE_RUNS) - 1; i >= 0; i--) {
+        if (active_runs[i].run == run)
+            return active_runs[i].serial;
+    }
+    return 0;
+}
+
+TrRun *tr_run_find(TrRun *run, uint64_t serial)
+{
+    if (serial == 0)
+        return NULL;
+    for (int i = (nactive < TR_MAX_ACTIVE_RUNS ? nactive : TR_MAX_ACTIVE_RUNS) - 1; i >= 0; i--) {
+        if (active_runs[i].run == run && active_runs[i].serial == serial)
+            return run;
+    }
+    return NULL;
+}
 
 /* ---- the jit wrapper: a callable holding fn ---- */
 
@@ -65,12 +113,12 @@ static PyObject *jit_vectorcall(PyObject *self, PyObject *const *args, size_t na
         vals[i] = tr_value_new(Py_NewRef(args[i]), p);
     }
     TrValue callee = {j->fn, NULL};
+    tr_run_register(&run);
     rc = tr_call(&run, callee, vals, nargs + nkw, nkw ? kwnames : NULL, &res);
-    if (rc == 0) {
+    tr_run_unregister(&run);
+    if (rc == 0 && tr_trace_record(&run, "RETURN", &res) == 0) {
         result = res.obj;
         res.obj = NULL;
-        if (tr_trace_record(&run, "RETURN", NULL) < 0)
-            Py_CLEAR(result);
     }
 done:
     if (vals != NULL) {
@@ -96,6 +144,7 @@ done:
     return result;
 }
 
+/* Binding as a method: a new reference (self for class access, a bound method). */
 static PyObject *jit_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None)
@@ -166,7 +215,7 @@ static PyTypeObject TrJit_Type = {
     .tp_descr_get = jit_descr_get,
 };
 
-/* ---- module functions ---- */
+/* ---- module functions: each returns a new reference, or NULL with an exception ---- */
 
 static PyObject *mod_jit(PyObject *mod, PyObject *args, PyObject *kwds)
 {
@@ -184,7 +233,12 @@ static PyObject *mod_jit(PyObject *mod, PyObject *args, PyObject *kwds)
         return NULL;
     j->fn = Py_NewRef(fn);
     j->budget = TR_DEFAULT_BUDGET;
-    j->max_depth = TR_DEFAULT_MAX_DEPTH;
+    /* By default CPython's own recursion limit (counted by Py_EnterRecursiveCall for
+     * each interpreted frame) raises RecursionError first, as in the eager run; an
+     * explicit max_depth raises LimitExceeded. */
+    j->max_depth = Py_GetRecursionLimit() + 100;
+    if (j->max_depth < TR_DEFAULT_MAX_DEPTH)
+        j->max_depth = TR_DEFAULT_MAX_DEPTH;
     j->vectorcall = jit_vectorcall;
     PyObject_GC_Track(j);
     if (budget != Py_None) {
@@ -321,7 +375,6 @@ static int add_exception(PyObject *m, const char *name, PyObject *base, PyObject
     return PyModule_AddObjectRef(m, name, *slot);
 }
 
-PyMODINIT_FUNC PyInit_tfjit(void);
 PyMODINIT_FUNC PyInit_tfjit(void)
 {
     PyObject *m = PyModule_Create(&tr_moduledef);
@@ -336,7 +389,7 @@ PyMODINIT_FUNC PyInit_tfjit(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (PyType_Ready(&TrJit_Type) < 0 || tr_call_init() < 0 ||
+    if (PyType_Ready(&TrJit_Type) < 0 || tr_call_init() < 0 || tr_gen_ready() < 0 ||
         tr_faults_set(getenv("TRACEFUZZ_FAULTS")) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -21,7 +21,6 @@ static int lookup_attr_str(PyObject *obj, const char *name, PyObject **out)
 int tr_op_unpack(TrValue seq, int before, int after, TrValue *out)
 {
     PyObject *it = PyObject_GetIter(seq.obj);
-    int total = before + (after >= 0 ? 1 + after : 0);
     int i = 0;
     if (it == NULL) {
         if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(seq.obj)->tp_iter == NULL &&
@@ -82,7 +81,6 @@ int tr_op_unpack(TrValue seq, int before, int after, TrValue *out)
         goto error;
     }
     out[before] = tr_value_new(l, tr_prov_new(TR_PROV_UNPACK, seq.prov, NULL, NULL, before));
-    (void)total;
     Py_DECREF(it);
     return 0;
 error:
@@ -301,6 +299,65 @@ done:
     Py_XDECREF(pkgname);
     Py_XDECREF(fullname);
     return x;
+}
+
+/* IMPORT_STAR (ceval's import_all_from): the names of __all__, or the public names of
+ * the module's __dict__, stored into locals. */
+int tr_op_import_star(PyObject *locals, PyObject *v)
+{
+    PyObject *all = NULL, *dict = NULL;
+    int skip_private = 0, rc = -1;
+    if (lookup_attr_str(v, "__all__", &all) < 0)
+        return -1;
+    if (all == NULL) {
+        if (lookup_attr_str(v, "__dict__", &dict) < 0)
+            return -1;
+        if (dict == NULL) {
+            PyErr_SetString(PyExc_ImportError, "from-import-* object has no __dict__ and no __all__");
+            return -1;
+        }
+        all = PyMapping_Keys(dict);
+        Py_DECREF(dict);
+        if (all == NULL)
+            return -1;
+        skip_private = 1;
+    }
+    for (Py_ssize_t pos = 0;; pos++) {
+        PyObject *name = PySequence_GetItem(all, pos);
+        if (name == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_IndexError)) {
+                PyErr_Clear();
+                rc = 0;
+            }
+            break;
+        }
+        if (!PyUnicode_Check(name)) {
+            PyObject *modname = NULL;
+            if (lookup_attr_str(v, "__name__", &modname) >= 0 && modname != NULL &&
+                PyUnicode_Check(modname))
+                PyErr_Format(PyExc_TypeError, "%s in %U.%s must be str, not %.100s",
+                             skip_private ? "Key" : "Item", modname,
+                             skip_private ? "__dict__" : "__all__", Py_TYPE(name)->tp_name);
+            else if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "module __name__ must be a string, not %.100s",
+                             Py_TYPE(name)->tp_name);
+            Py_XDECREF(modname);
+            Py_DECREF(name);
+            break;
+        }
+        if (skip_private && PyUnicode_READ_CHAR(name, 0) == '_') {
+            Py_DECREF(name);
+            continue;
+        }
+        PyObject *value = PyObject_GetAttr(v, name);
+        int err = value == NULL ? -1 : PyObject_SetItem(locals, name, value);
+        Py_XDECREF(value);
+        Py_DECREF(name);
+        if (err < 0)
+            break;
+    }
+    Py_DECREF(all);
+    return rc;
 }
 
 /* DICT_MERGE / CALL_FUNCTION_EX: the messages of ceval's format_kwargs_error. */

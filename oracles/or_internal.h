@@ -1,0 +1,111 @@
+/* or_internal.h: what the oracles' own files share and nobody else needs: a growable
+ * text buffer, the version-1 caps of the observation format, and the line helpers
+ * the verdict and the report use to find the first divergence. Not a contract:
+ * other parts include or_observe.h and or_verdict.h only. */
+#ifndef OR_INTERNAL_H
+#define OR_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Caps of format version 1 (docs/OBSERVATION.md). Changing one changes what an
+ * observation says, so it bumps OR_OBS_VERSION. */
+#define OR_CAP_DEPTH   8      /* nesting below a root whose contents are printed */
+#define OR_CAP_ITEMS   64     /* elements printed per container */
+#define OR_CAP_LOG     1024   /* elements printed of LOG and its snapshots */
+#define OR_CAP_OBJECTS 2000   /* objects numbered per observation */
+#define OR_CAP_LINES   10000  /* lines per section */
+#define OR_CAP_STR     200    /* characters printed of a str or bytes */
+#define OR_CAP_SETSORT 4096   /* larger sets are not sorted, only counted */
+#define OR_CAP_KEY     1024   /* characters of one inline form (dict key, sort key) */
+#define OR_KEY_BUDGET  1000000 /* inline-form steps per observation: a DAG of shared
+                                  frozensets could otherwise expand exponentially */
+
+/* A growable NUL-terminated buffer. Allocation failure sets `oom` once and makes
+ * every later call a no-op, so callers check once at the end. */
+typedef struct {
+    char *p;
+    size_t len, cap;
+    int oom;
+} OrBuf;
+
+void or_buf_init(OrBuf *b);
+void or_buf_free(OrBuf *b);
+void or_buf_putn(OrBuf *b, const char *s, size_t n);
+void or_buf_puts(OrBuf *b, const char *s);
+void or_buf_putc(OrBuf *b, char c);
+void or_buf_printf(OrBuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void or_buf_truncate(OrBuf *b, size_t len);
+/* Hands the text over (malloc'd, caller frees); NULL if any allocation failed. */
+char *or_buf_finish(OrBuf *b);
+
+/* ---- values (or_value.c): writers of the value part of a line; each returns
+ * 0 (or 1 where it says), or -1 with a Python exception set. They run no
+ * Python code. ---- */
+
+#include "or_observe.h"   /* Python.h */
+
+/* Flags of the text writers. */
+#define OR_TEXT_SPACE 1   /* spaces as \x20 (text inside a path) */
+#define OR_TEXT_ADDR  2   /* "0x" + 6 or more hex digits as "0x<addr>" (exception args) */
+
+/* A str's characters escaped to printable ASCII, capped at OR_CAP_STR; quoted
+ * ('...') when quote is set. */
+int or_put_text(OrBuf *b, PyObject *s, int quote, int flags);
+void or_put_bytes(OrBuf *b, PyObject *o, int flags);
+/* A plain value (None, bools, exact int/float/complex/str/bytes): 1 written,
+ * 0 not a plain value, -1 error. */
+int or_put_scalar(OrBuf *b, PyObject *o, int flags);
+/* " VALUE" of an int/float/complex/str/bytes subclass instance or a bytearray;
+ * nothing for anything else. */
+int or_put_subclass_value(OrBuf *b, PyObject *o, int flags);
+/* A class statement's qualified name, a built-in type's tp_name. */
+int or_put_type_name(OrBuf *b, PyTypeObject *tp, int flags);
+/* The detail after "#n TYPE": " qualname" of a function or class, " name" of a
+ * module or builtin, "[len]" of a container, " VALUE" of a value subclass. */
+int or_put_detail(OrBuf *b, PyObject *o);
+
+/* One line of a section: [start, start+len) without the newline. */
+typedef struct {
+    const char *start;
+    size_t len;
+} OrLine;
+
+/* Splits `text` into lines; *out is malloc'd (caller frees). -1 on OOM. */
+int or_lines_split(const char *text, OrLine **out, size_t *n);
+/* Length of the path of a line: everything before the first " = " (the whole line
+ * when it has none, e.g. "<cap lines>"). */
+size_t or_line_path_len(const OrLine *l);
+
+/* ---- verdict internals (or_verdict.c, or_report.c) ---- */
+
+#include "or_verdict.h"
+
+#define OR_PATH_MAX 256
+
+/* The first divergence between two observations, in protocol order. */
+typedef struct {
+    OrSection section;         /* OR_SEC__COUNT when the observations are equal */
+    size_t line;               /* first differing line of that section, 0-based */
+    char path[OR_PATH_MAX];    /* that line's path (side a's, else side b's) */
+    int exc_a, exc_b;          /* an r-section whose result is an exception */
+    int only_message;          /* both raise the same type; only `.args` lines differ */
+} OrDivergence;
+
+/* Fills d; -1 on OOM. */
+int or_divergence(const OrObservation *a, const OrObservation *b, OrDivergence *d);
+
+/* What the report needs besides the input and the verdict. */
+typedef struct {
+    const OrObservation *a, *b;   /* the two sides compared, or NULL */
+    const char *label_a, *label_b;
+    const OrDivergence *div;      /* NULL when no observation decided */
+    const char *what;             /* one sentence on why this verdict */
+} OrReportCtx;
+
+/* The human report (malloc'd, NULL on OOM). */
+char *or_report_build(const OrVerdictInput *in, OrVerdictKind kind,
+                      const char *signature, const OrReportCtx *ctx);
+
+#endif

@@ -1,0 +1,213 @@
+/* or_report.c: the human report of a verdict: what was decided and why, the first
+ * divergence side by side (a few lines of context, the differing line marked,
+ * then both differing lines in full), whether only an exception message differs,
+ * the target's own message, and the program at the end, so that a report read
+ * alone is enough to reproduce and understand the finding. */
+#include "or_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTEXT 3     /* lines shown before and after the first differing line */
+#define COLUMN  56    /* width of one side in the side-by-side view */
+
+/* One side's cell: the line cut to COLUMN characters ("~" marks a cut), padded. */
+static void
+put_cell(OrBuf *b, const OrLine *l, int pad)
+{
+    size_t n = 0;
+    if (l != NULL) {
+        n = l->len;
+        if (n > COLUMN) {
+            or_buf_putn(b, l->start, COLUMN - 1);
+            or_buf_putc(b, '~');
+            n = COLUMN;
+        }
+        else {
+            or_buf_putn(b, l->start, n);
+        }
+    }
+    for (; pad && n < COLUMN; n++) {
+        or_buf_putc(b, ' ');
+    }
+}
+
+static void
+put_indented(OrBuf *b, const char *text, const char *indent)
+{
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        or_buf_puts(b, indent);
+        or_buf_putn(b, p, len);
+        or_buf_putc(b, '\n');
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+/* Whether a value is a reference back to an object seen before: "#12". */
+static int
+is_backref(const char *v, size_t n)
+{
+    if (n < 2 || v[0] != '#') {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether a value is the first appearance of an object: "#12 Type ...". */
+static int
+is_newobj(const char *v, size_t n)
+{
+    size_t i = 1;
+    if (n < 3 || v[0] != '#') {
+        return 0;
+    }
+    while (i < n && v[i] >= '0' && v[i] <= '9') {
+        i++;
+    }
+    return i > 1 && i < n && v[i] == ' ';
+}
+
+/* One sentence classifying the first differing lines, for a human reader. */
+static void
+put_difference(OrBuf *b, const OrReportCtx *ctx, const OrLine *x, const OrLine *y)
+{
+    const char *la = ctx->label_a, *lb = ctx->label_b;
+    or_buf_puts(b, "difference: ");
+    if (x == NULL || y == NULL) {
+        or_buf_printf(b, "%s has more lines here (more contents, or a longer structure)\n",
+                      x == NULL ? lb : la);
+        return;
+    }
+    size_t px = or_line_path_len(x), py = or_line_path_len(y);
+    if (px != py || memcmp(x->start, y->start, px) != 0 || px + 3 > x->len
+        || py + 3 > y->len) {
+        const char *path = ctx->div->path;
+        if (strlen(path) == py && memcmp(path, y->start, py) == 0) {
+            or_buf_printf(b, "structure: %s has an entry here that %s lacks (%s)\n", lb, la,
+                          path);
+        }
+        else {
+            or_buf_puts(b, "structure: the two sides reach different paths here "
+                        "(an entry on one side only, or contents in another order)\n");
+        }
+        return;
+    }
+    const char *vx = x->start + px + 3, *vy = y->start + py + 3;
+    size_t nx = x->len - px - 3, ny = y->len - py - 3;
+    int rx = nx >= 6 && memcmp(vx, "raise ", 6) == 0;
+    int ry = ny >= 6 && memcmp(vy, "raise ", 6) == 0;
+    if (rx != ry) {
+        or_buf_printf(b, "exception: %s raises where %s returns\n", rx ? la : lb,
+                      rx ? lb : la);
+    }
+    else if (is_backref(vx, nx) && is_newobj(vy, ny)) {
+        or_buf_printf(b, "identity: %s has an object seen before (%.*s) where %s has a new "
+                      "one\n", la, (int)nx, vx, lb);
+    }
+    else if (is_newobj(vx, nx) && is_backref(vy, ny)) {
+        or_buf_printf(b, "identity: %s has a new object where %s has one seen before (%.*s)"
+                      "\n", la, lb, (int)ny, vy);
+    }
+    else if (is_backref(vx, nx) && is_backref(vy, ny)) {
+        or_buf_puts(b, "identity: the two sides refer to different objects seen before\n");
+    }
+    else {
+        or_buf_puts(b, "value: the same path holds different values\n");
+    }
+}
+
+static int
+put_side_by_side(OrBuf *b, const OrReportCtx *ctx)
+{
+    const OrDivergence *d = ctx->div;
+    OrLine *la = NULL, *lb = NULL;
+    size_t na = 0, nb = 0;
+    if (or_lines_split(ctx->a->section[d->section], &la, &na) < 0
+        || or_lines_split(ctx->b->section[d->section], &lb, &nb) < 0) {
+        free(la);
+        return -1;
+    }
+    or_buf_printf(b, "\nfirst divergence: section [%s], line %zu, path %s\n",
+                  or_section_name(d->section), d->line + 1, d->path);
+    put_difference(b, ctx, d->line < na ? &la[d->line] : NULL,
+                   d->line < nb ? &lb[d->line] : NULL);
+    if (d->only_message) {
+        or_buf_puts(b, "note: only the exception message differs (same type)\n");
+    }
+    or_buf_puts(b, "\n  ");
+    OrLine ha = {ctx->label_a, strlen(ctx->label_a)};
+    OrLine hb = {ctx->label_b, strlen(ctx->label_b)};
+    put_cell(b, &ha, 1);
+    or_buf_puts(b, " | ");
+    put_cell(b, &hb, 0);
+    or_buf_putc(b, '\n');
+    size_t from = d->line > CONTEXT ? d->line - CONTEXT : 0;
+    size_t to = d->line + CONTEXT + 1;
+    for (size_t i = from; i < to && (i < na || i < nb); i++) {
+        const OrLine *x = i < na ? &la[i] : NULL, *y = i < nb ? &lb[i] : NULL;
+        int same = x && y && x->len == y->len && memcmp(x->start, y->start, x->len) == 0;
+        or_buf_puts(b, same ? "  " : "> ");
+        put_cell(b, x, 1);
+        or_buf_puts(b, same ? " | " : " ! ");
+        put_cell(b, y, 0);
+        or_buf_putc(b, '\n');
+    }
+    or_buf_printf(b, "\n%s: ", ctx->label_a);
+    if (d->line < na) {
+        or_buf_putn(b, la[d->line].start, la[d->line].len);
+    }
+    else {
+        or_buf_puts(b, "(no line: the section ends here)");
+    }
+    or_buf_printf(b, "\n%s: ", ctx->label_b);
+    if (d->line < nb) {
+        or_buf_putn(b, lb[d->line].start, lb[d->line].len);
+    }
+    else {
+        or_buf_puts(b, "(no line: the section ends here)");
+    }
+    or_buf_putc(b, '\n');
+    free(la);
+    free(lb);
+    return 0;
+}
+
+char *
+or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signature,
+                const OrReportCtx *ctx)
+{
+    OrBuf b;
+    or_buf_init(&b);
+    or_buf_printf(&b, "tracefuzz verdict: %s\n", or_verdict_name(kind));
+    or_buf_printf(&b, "signature: %s\n", signature ? signature : "?");
+    if (ctx->what != NULL && *ctx->what) {
+        or_buf_printf(&b, "why: %s\n", ctx->what);
+    }
+    if (in->hint_desc_kind != NULL) {
+        or_buf_printf(&b, "descriptor kind: %s\n", in->hint_desc_kind);
+    }
+    if (ctx->div != NULL && ctx->div->section != OR_SEC__COUNT
+        && ctx->a != NULL && ctx->b != NULL) {
+        if (put_side_by_side(&b, ctx) < 0) {
+            or_buf_free(&b);
+            return NULL;
+        }
+    }
+    if (in->target_message != NULL && *in->target_message) {
+        or_buf_puts(&b, "\ntarget message:\n");
+        put_indented(&b, in->target_message, "  ");
+    }
+    if (in->program_source != NULL) {
+        or_buf_puts(&b, "\nprogram:\n");
+        put_indented(&b, in->program_source, "    ");
+    }
+    return or_buf_finish(&b);
+}

@@ -1,0 +1,226 @@
+/* or_text.c: the text side of observations: the growable buffer the oracles write
+ * into, the versioned text form ("tfobs 1", the caps, one "[section]" block each),
+ * section names, comparison of two observations and the line helpers used to find
+ * the first divergence. Pure C: nothing here touches Python objects. */
+#include "or_observe.h"
+#include "or_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- OrBuf ---- */
+
+void
+or_buf_init(OrBuf *b)
+{
+    b->p = NULL;
+    b->len = b->cap = 0;
+    b->oom = 0;
+}
+
+void
+or_buf_free(OrBuf *b)
+{
+    free(b->p);
+    or_buf_init(b);
+}
+
+/* Makes room for `extra` more bytes plus the NUL; 0 or -1 (and oom set). */
+static int
+buf_reserve(OrBuf *b, size_t extra)
+{
+    if (b->oom) {
+        return -1;
+    }
+    if (b->len + extra + 1 <= b->cap) {
+        return 0;
+    }
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1) {
+        cap *= 2;
+    }
+    char *p = realloc(b->p, cap);
+    if (p == NULL) {
+        b->oom = 1;
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+void
+or_buf_putn(OrBuf *b, const char *s, size_t n)
+{
+    if (buf_reserve(b, n) < 0) {
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void
+or_buf_puts(OrBuf *b, const char *s)
+{
+    or_buf_putn(b, s, strlen(s));
+}
+
+void
+or_buf_putc(OrBuf *b, char c)
+{
+    or_buf_putn(b, &c, 1);
+}
+
+void
+or_buf_printf(OrBuf *b, const char *fmt, ...)
+{
+    char small[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {   /* a format error is a bug of ours, never an input's */
+        fprintf(stderr, "tracefuzz: oracles: bad format string \"%s\"\n", fmt);
+        abort();
+    }
+    if ((size_t)n < sizeof small) {
+        or_buf_putn(b, small, (size_t)n);
+        return;
+    }
+    if (buf_reserve(b, (size_t)n) < 0) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void
+or_buf_truncate(OrBuf *b, size_t len)
+{
+    if (len < b->len) {
+        b->len = len;
+        b->p[len] = '\0';
+    }
+}
+
+char *
+or_buf_finish(OrBuf *b)
+{
+    if (b->oom) {
+        or_buf_free(b);
+        return NULL;
+    }
+    if (b->p == NULL && buf_reserve(b, 0) == 0) {
+        b->p[0] = '\0';
+    }
+    char *p = b->p;
+    or_buf_init(b);
+    return p;
+}
+
+/* ---- lines ---- */
+
+int
+or_lines_split(const char *text, OrLine **out, size_t *n)
+{
+    size_t count = 0, cap = 16;
+    OrLine *lines = malloc(cap * sizeof *lines);
+    if (lines == NULL) {
+        return -1;
+    }
+    const char *p = text ? text : "";
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (count == cap) {
+            cap *= 2;
+            OrLine *grown = realloc(lines, cap * sizeof *lines);
+            if (grown == NULL) {
+                free(lines);
+                return -1;
+            }
+            lines = grown;
+        }
+        lines[count].start = p;
+        lines[count].len = len;
+        count++;
+        p += len + (nl ? 1 : 0);
+    }
+    *out = lines;
+    *n = count;
+    return 0;
+}
+
+size_t
+or_line_path_len(const OrLine *l)
+{
+    /* Paths never contain " = ": strings inside paths escape their spaces. */
+    for (size_t i = 0; i + 3 <= l->len; i++) {
+        if (memcmp(l->start + i, " = ", 3) == 0) {
+            return i;
+        }
+    }
+    return l->len;
+}
+
+/* ---- observations ---- */
+
+static const char *const section_names[OR_SEC__COUNT] = {
+    "r1", "log1", "r2", "log2", "r3", "log3", "state",
+};
+
+const char *
+or_section_name(OrSection s)
+{
+    if ((int)s < 0 || s >= OR_SEC__COUNT) {
+        return "?";
+    }
+    return section_names[s];
+}
+
+void
+or_observation_clear(OrObservation *obs)
+{
+    for (int i = 0; i < OR_SEC__COUNT; i++) {
+        free(obs->section[i]);
+        obs->section[i] = NULL;
+    }
+}
+
+OrSection
+or_observation_diff(const OrObservation *a, const OrObservation *b)
+{
+    for (int i = 0; i < OR_SEC__COUNT; i++) {
+        const char *x = a->section[i], *y = b->section[i];
+        if (x == NULL || y == NULL ? x != y : strcmp(x, y) != 0) {
+            return (OrSection)i;
+        }
+    }
+    return OR_SEC__COUNT;
+}
+
+char *
+or_observation_text(const OrObservation *obs)
+{
+    OrBuf b;
+    or_buf_init(&b);
+    or_buf_printf(&b, "tfobs %d\n", OR_OBS_VERSION);
+    or_buf_printf(&b, "caps depth=%d items=%d log=%d objects=%d lines=%d str=%d\n",
+                  OR_CAP_DEPTH, OR_CAP_ITEMS, OR_CAP_LOG, OR_CAP_OBJECTS,
+                  OR_CAP_LINES, OR_CAP_STR);
+    for (int i = 0; i < OR_SEC__COUNT; i++) {
+        or_buf_printf(&b, "[%s]\n", section_names[i]);
+        const char *s = obs->section[i];
+        if (s != NULL) {
+            or_buf_puts(&b, s);
+            if (*s && s[strlen(s) - 1] != '\n') {
+                or_buf_putc(&b, '\n');
+            }
+        }
+    }
+    return or_buf_finish(&b);
+}

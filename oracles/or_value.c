@@ -1,0 +1,300 @@
+/* or_value.c: how one value reads in an observation line (docs/OBSERVATION.md,
+ * "Values"): plain values by value (ints by their digits, floats by repr, strings
+ * escaped to printable ASCII), type names, and the header detail of an object
+ * (what names a function, class or module; the value of an int or str subclass;
+ * a container's length). Everything is read from the object's C storage, never
+ * through a slot a class could override, so no Python code runs. */
+#include "or_internal.h"
+
+#include <string.h>
+
+static void
+put_codepoint(OrBuf *b, Py_UCS4 c, char quote, int escape_space)
+{
+    if (c == '\\' || (quote && c == (Py_UCS4)quote)) {
+        or_buf_putc(b, '\\');
+        or_buf_putc(b, (char)c);
+    }
+    else if (c == '\n') {
+        or_buf_puts(b, "\\n");
+    }
+    else if (c == '\r') {
+        or_buf_puts(b, "\\r");
+    }
+    else if (c == '\t') {
+        or_buf_puts(b, "\\t");
+    }
+    else if (c == ' ' && escape_space) {
+        or_buf_puts(b, "\\x20");   /* keeps " = " out of paths */
+    }
+    else if (c >= 0x20 && c < 0x7f) {
+        or_buf_putc(b, (char)c);
+    }
+    else if (c < 0x100) {
+        or_buf_printf(b, "\\x%02x", (unsigned)c);
+    }
+    else if (c < 0x10000) {
+        or_buf_printf(b, "\\u%04x", (unsigned)c);
+    }
+    else {
+        or_buf_printf(b, "\\U%08x", (unsigned)c);
+    }
+}
+
+static int
+is_hex(Py_UCS4 c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Writes a str's characters, escaped to printable ASCII, capped at OR_CAP_STR;
+ * quoted ('...') when quote is set. Works on str subclasses: reads the storage. */
+int
+or_put_text(OrBuf *b, PyObject *s, int quote, int flags)
+{
+    if (PyUnicode_READY(s) < 0) {
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
+    if (quote) {
+        or_buf_putc(b, '\'');
+    }
+    for (Py_ssize_t i = 0; i < shown; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if ((flags & OR_TEXT_ADDR) && c == '0' && i + 1 < n
+            && PyUnicode_READ(kind, data, i + 1) == 'x') {
+            Py_ssize_t j = i + 2;
+            while (j < n && is_hex(PyUnicode_READ(kind, data, j))) {
+                j++;
+            }
+            if (j - (i + 2) >= 6) {   /* an address from a repr: never the same twice */
+                or_buf_puts(b, "0x<addr>");
+                i = j - 1;
+                continue;
+            }
+        }
+        put_codepoint(b, c, quote ? '\'' : 0, flags & OR_TEXT_SPACE);
+    }
+    if (quote) {
+        or_buf_putc(b, '\'');
+    }
+    if (shown < n) {
+        or_buf_printf(b, "...<cap str %zd>", n);
+    }
+    return 0;
+}
+
+void
+or_put_bytes(OrBuf *b, PyObject *o, int flags)
+{
+    /* bytes and bytearray (subclasses too), from their buffers */
+    int array = PyByteArray_Check(o);
+    Py_ssize_t n = array ? PyByteArray_GET_SIZE(o) : PyBytes_GET_SIZE(o);
+    const unsigned char *p = (const unsigned char *)(array ? PyByteArray_AS_STRING(o)
+                                                           : PyBytes_AS_STRING(o));
+    Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
+    or_buf_puts(b, "b'");
+    for (Py_ssize_t i = 0; i < shown; i++) {
+        put_codepoint(b, p[i], '\'', flags & OR_TEXT_SPACE);   /* high bytes: \xHH */
+    }
+    or_buf_putc(b, '\'');
+    if (shown < n) {
+        or_buf_printf(b, "...<cap str %zd>", n);
+    }
+}
+
+/* Decimal by the int's own digits (PyLong_Type's repr, not the object's type's);
+ * beyond 4096 bits hexadecimal, which has no digit limit. Subclasses too. */
+static int
+put_int(OrBuf *b, PyObject *o)
+{
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        or_buf_printf(b, "%lld", v);
+        return 0;
+    }
+    size_t bits = _PyLong_NumBits(o);
+    if (bits == (size_t)-1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *s = bits <= 4096 ? PyLong_Type.tp_repr(o) : _PyLong_Format(o, 16);
+    if (s == NULL) {
+        return -1;
+    }
+    int r = or_put_text(b, s, 0, 0);
+    Py_DECREF(s);
+    return r;
+}
+
+/* repr() of a double, exact: "nan", "-0.0", "inf", "1e+100". */
+static int
+put_double(OrBuf *b, double v)
+{
+    char *s = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (s == NULL) {
+        return -1;
+    }
+    or_buf_puts(b, s);
+    PyMem_Free(s);
+    return 0;
+}
+
+static int
+put_complex(OrBuf *b, PyObject *o)
+{
+    Py_complex c = ((PyComplexObject *)o)->cval;
+    or_buf_puts(b, "complex(");
+    if (put_double(b, c.real) < 0) {
+        return -1;
+    }
+    or_buf_puts(b, ", ");
+    if (put_double(b, c.imag) < 0) {
+        return -1;
+    }
+    or_buf_putc(b, ')');
+    return 0;
+}
+
+/* Plain values printed by value: 1 written, 0 not a plain value, -1 error. */
+int
+or_put_scalar(OrBuf *b, PyObject *o, int flags)
+{
+    if (o == Py_None) {
+        or_buf_puts(b, "None");
+    }
+    else if (o == Py_True) {
+        or_buf_puts(b, "True");
+    }
+    else if (o == Py_False) {
+        or_buf_puts(b, "False");
+    }
+    else if (o == Py_Ellipsis) {
+        or_buf_puts(b, "Ellipsis");
+    }
+    else if (o == Py_NotImplemented) {
+        or_buf_puts(b, "NotImplemented");
+    }
+    else if (PyLong_CheckExact(o)) {
+        return put_int(b, o) < 0 ? -1 : 1;
+    }
+    else if (PyFloat_CheckExact(o)) {
+        return put_double(b, PyFloat_AS_DOUBLE(o)) < 0 ? -1 : 1;
+    }
+    else if (PyComplex_CheckExact(o)) {
+        return put_complex(b, o) < 0 ? -1 : 1;
+    }
+    else if (PyUnicode_CheckExact(o)) {
+        return or_put_text(b, o, 1, flags) < 0 ? -1 : 1;
+    }
+    else if (PyBytes_CheckExact(o)) {
+        or_put_bytes(b, o, flags);
+    }
+    else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The value part of an object of a value subclass (int, float, complex, str,
+ * bytes), read from its storage; 0 when o is none of those. */
+int
+or_put_subclass_value(OrBuf *b, PyObject *o, int flags)
+{
+    if (PyLong_Check(o)) {
+        or_buf_putc(b, ' ');
+        return put_int(b, o);
+    }
+    if (PyFloat_Check(o)) {
+        or_buf_putc(b, ' ');
+        return put_double(b, PyFloat_AS_DOUBLE(o));
+    }
+    if (PyComplex_Check(o)) {
+        or_buf_putc(b, ' ');
+        return put_complex(b, o);
+    }
+    if (PyUnicode_Check(o)) {
+        or_buf_putc(b, ' ');
+        return or_put_text(b, o, 1, flags);
+    }
+    if (PyBytes_Check(o) || PyByteArray_Check(o)) {
+        or_buf_putc(b, ' ');
+        or_put_bytes(b, o, flags);
+    }
+    return 0;
+}
+
+/* A type's name: the qualified name of a class statement, tp_name otherwise. */
+int
+or_put_type_name(OrBuf *b, PyTypeObject *tp, int flags)
+{
+    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+        PyObject *q = ((PyHeapTypeObject *)tp)->ht_qualname;
+        if (q != NULL && PyUnicode_Check(q)) {
+            return or_put_text(b, q, 0, flags);
+        }
+    }
+    or_buf_puts(b, tp->tp_name);
+    return 0;
+}
+
+/* The header detail after "#n Type": what names a function, class, module, the
+ * value of a value subclass, the length of a container. */
+int
+or_put_detail(OrBuf *b, PyObject *o)
+{
+    if (PyExceptionInstance_Check(o)) {
+        return 0;
+    }
+    if (PyType_Check(o)) {
+        or_buf_putc(b, ' ');
+        return or_put_type_name(b, (PyTypeObject *)o, 0);
+    }
+    if (PyFunction_Check(o)) {
+        PyObject *q = ((PyFunctionObject *)o)->func_qualname;
+        if (q != NULL && PyUnicode_Check(q)) {
+            or_buf_putc(b, ' ');
+            return or_put_text(b, q, 0, 0);
+        }
+        return 0;
+    }
+    if (PyCFunction_Check(o)) {
+        or_buf_putc(b, ' ');
+        or_buf_puts(b, ((PyCFunctionObject *)o)->m_ml->ml_name);
+        return 0;
+    }
+    if (PyModule_Check(o)) {
+        PyObject *name = PyModule_GetNameObject(o);   /* new reference */
+        if (name == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+        or_buf_putc(b, ' ');
+        int r = or_put_text(b, name, 0, 0);
+        Py_DECREF(name);
+        return r;
+    }
+    if (PyTuple_Check(o)) {
+        or_buf_printf(b, "[%zd]", PyTuple_GET_SIZE(o));
+        return 0;
+    }
+    if (PyList_Check(o)) {
+        or_buf_printf(b, "[%zd]", PyList_GET_SIZE(o));
+        return 0;
+    }
+    if (PyDict_Check(o)) {
+        or_buf_printf(b, "[%zd]", PyDict_GET_SIZE(o));
+        return 0;
+    }
+    if (PyAnySet_Check(o)) {
+        or_buf_printf(b, "[%zd]", PySet_GET_SIZE(o));
+        return 0;
+    }
+    return or_put_subclass_value(b, o, 0);
+}

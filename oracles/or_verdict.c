@@ -1,0 +1,432 @@
+/* or_verdict.c: the verdict of one input by DESIGN.md's precedence ("Verdicts, in
+ * order of precedence") and its grouping signature.
+ *
+ * Like SQLite's fuzzinvariants.c, every known reason not to call a difference a
+ * finding is ruled out first, one documented step at a time (invalid input, a
+ * nondeterministic program, the target's own declarations), and only then does
+ * the first difference in protocol order decide. Runs no Python.
+ *
+ * Signature: "VERDICT STEP PATH KIND", four space-free fields, stable across
+ * versions: STEP is 1..3, "end" for the state section or "-"; PATH is the first
+ * differing path reduced to a shape (object numbers dropped, LOG indices "*"),
+ * or for a crash the signal / exception type name; KIND the descriptor kind hint. */
+#include "or_verdict.h"
+#include "or_internal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdict_names[OR_VERDICT__COUNT] = {
+#define OR_NAME_VERDICT(n) #n,
+    OR_VERDICTS(OR_NAME_VERDICT)
+#undef OR_NAME_VERDICT
+};
+
+const char *
+or_verdict_name(OrVerdictKind k)
+{
+    if ((int)k < 0 || k >= OR_VERDICT__COUNT) {
+        return "?";
+    }
+    return verdict_names[k];
+}
+
+int
+or_verdict_parse(const char *name, OrVerdictKind *out)
+{
+    for (int i = 0; i < OR_VERDICT__COUNT; i++) {
+        if (name != NULL && strcmp(name, verdict_names[i]) == 0) {
+            *out = (OrVerdictKind)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void
+or_verdict_clear(OrVerdict *v)
+{
+    free(v->signature);
+    free(v->report);
+    v->signature = v->report = NULL;
+}
+
+/* ---- the first divergence ---- */
+
+static int
+is_r_section(OrSection s)
+{
+    return s == OR_SEC_R1 || s == OR_SEC_R2 || s == OR_SEC_R3;
+}
+
+/* Whether an r-section's result is a raised exception: "rN = raise ...". */
+static int
+section_raises(const char *text)
+{
+    return text != NULL && text[0] == 'r' && text[1] != '\0'
+           && strncmp(text + 2, " = raise ", 9) == 0;
+}
+
+static int
+line_eq(const OrLine *x, const OrLine *y)
+{
+    return x->len == y->len && memcmp(x->start, y->start, x->len) == 0;
+}
+
+/* Whether a line lies under "rN.args" (the exception's arguments). */
+static int
+line_is_args(const OrLine *l)
+{
+    return l->len >= 7 && memcmp(l->start + 2, ".args", 5) == 0;
+}
+
+/* Both sides raise the same type and every difference is inside the args. */
+static int
+only_message_differs(const OrLine *la, size_t na, const OrLine *lb, size_t nb)
+{
+    if (na == 0 || nb == 0) {
+        return 0;
+    }
+    /* The first lines, "rN = raise #k Type", may differ in k only. */
+    const char *ta, *tb;
+    size_t skip = strlen("r1 = raise #");
+    if (la[0].len <= skip || lb[0].len <= skip) {
+        return 0;
+    }
+    ta = memchr(la[0].start + skip, ' ', la[0].len - skip);
+    tb = memchr(lb[0].start + skip, ' ', lb[0].len - skip);
+    if (ta == NULL || tb == NULL) {
+        return 0;
+    }
+    size_t ra = la[0].len - (size_t)(ta - la[0].start);
+    size_t rb = lb[0].len - (size_t)(tb - lb[0].start);
+    if (ra != rb || memcmp(ta, tb, ra) != 0) {
+        return 0;
+    }
+    /* The lines outside the args must be equal, in order. */
+    size_t i = 1, j = 1;
+    for (;;) {
+        while (i < na && line_is_args(&la[i])) {
+            i++;
+        }
+        while (j < nb && line_is_args(&lb[j])) {
+            j++;
+        }
+        if (i == na || j == nb) {
+            return i == na && j == nb;
+        }
+        if (!line_eq(&la[i], &lb[j])) {
+            return 0;
+        }
+        i++;
+        j++;
+    }
+}
+
+/* Whether b has extra lines at i: a's line i (i < its count) reappears a little
+ * later in b. */
+static int
+lines_extra(const OrLine *la, const OrLine *lb, size_t nb, size_t i)
+{
+    for (size_t j = i + 1; j < nb && j <= i + 8; j++) {
+        if (line_eq(&la[i], &lb[j])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int
+or_divergence(const OrObservation *a, const OrObservation *b, OrDivergence *d)
+{
+    memset(d, 0, sizeof *d);
+    d->section = or_observation_diff(a, b);
+    if (d->section == OR_SEC__COUNT) {
+        return 0;
+    }
+    const char *ta = a->section[d->section], *tb = b->section[d->section];
+    OrLine *la = NULL, *lb = NULL;
+    size_t na = 0, nb = 0;
+    if (or_lines_split(ta, &la, &na) < 0 || or_lines_split(tb, &lb, &nb) < 0) {
+        free(la);
+        return -1;
+    }
+    size_t i = 0;
+    while (i < na && i < nb && line_eq(&la[i], &lb[i])) {
+        i++;
+    }
+    d->line = i;
+    const OrLine *l = i < na ? &la[i] : i < nb ? &lb[i] : NULL;
+    if (i < na && i < nb && lines_extra(la, lb, nb, i) && !lines_extra(lb, la, na, i)) {
+        l = &lb[i];   /* b has lines a lacks: the divergence is b's extra line */
+    }
+    if (l != NULL) {
+        size_t n = or_line_path_len(l);
+        if (n >= OR_PATH_MAX) {
+            n = OR_PATH_MAX - 1;
+        }
+        memcpy(d->path, l->start, n);
+        d->path[n] = '\0';
+    }
+    else {
+        snprintf(d->path, sizeof d->path, "%s", or_section_name(d->section));
+    }
+    if (is_r_section(d->section)) {
+        d->exc_a = section_raises(ta);
+        d->exc_b = section_raises(tb);
+        d->only_message = d->exc_a && d->exc_b && only_message_differs(la, na, lb, nb);
+    }
+    free(la);
+    free(lb);
+    return 0;
+}
+
+/* ---- signature ---- */
+
+/* A path reduced to its shape: "#12" -> "#", the index right after a LOG root
+ * ("log2[7]", "LOG[7]") -> "[*]" (where in the log an event differs depends on the
+ * program's length, not on the bug), spaces -> "_", at most 120 characters. */
+static void
+path_shape(const char *path, char *out, size_t cap)
+{
+    size_t o = 0;
+    int is_log = strncmp(path, "log", 3) == 0 || strncmp(path, "LOG", 3) == 0;
+    int first_index = 1;
+    for (size_t i = 0; path[i] != '\0' && o + 4 < cap && o < 120; i++) {
+        char c = path[i];
+        if (c == '#' && path[i + 1] >= '0' && path[i + 1] <= '9') {
+            out[o++] = '#';
+            while (path[i + 1] >= '0' && path[i + 1] <= '9') {
+                i++;
+            }
+            continue;
+        }
+        if (c == '[' && is_log && first_index) {
+            first_index = 0;
+            size_t j = i + 1;
+            while (path[j] >= '0' && path[j] <= '9') {
+                j++;
+            }
+            if (j > i + 1 && path[j] == ']') {
+                memcpy(out + o, "[*]", 3);
+                o += 3;
+                i = j;
+                continue;
+            }
+        }
+        out[o++] = (c == ' ' || c == '\t') ? '_' : c;
+    }
+    out[o] = '\0';
+}
+
+/* The exception type named by a message or traceback: the last line starting in
+ * column 0 that reads "Name: ..." or "Name" with Name a dotted identifier (which
+ * skips "Traceback (most recent call last):", chaining sentences and most lines
+ * of a multi-line message), last dotted component only ("tfjit.ProvenanceError"
+ * -> "ProvenanceError"). */
+static void
+exception_name(const char *msg, const char *fallback, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", fallback);
+    for (const char *p = msg ? msg : ""; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        const char *start = p;
+        size_t n = 0;
+        int ok = len > 0 && p[0] != ' ' && p[0] != '\t';
+        while (ok && n < len && p[n] != ':') {
+            char c = p[n];
+            if (c == '.') {
+                start = p + n + 1;
+            }
+            else if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                       || (c >= '0' && c <= '9'))) {
+                ok = 0;
+            }
+            n++;
+        }
+        size_t name_len = (size_t)(p + n - start);
+        if (ok && name_len > 0 && name_len < cap && name_len <= 64) {
+            memcpy(out, start, name_len);
+            out[name_len] = '\0';
+        }
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+static void
+signal_name(int sig, char *out, size_t cap)
+{
+    static const struct { int sig; const char *name; } names[] = {
+        {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},
+        {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"}, {SIGKILL, "SIGKILL"},
+        {SIGTERM, "SIGTERM"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (names[i].sig == sig) {
+            snprintf(out, cap, "%s", names[i].name);
+            return;
+        }
+    }
+    snprintf(out, cap, "SIG%d", sig);
+}
+
+static const char *
+section_step(OrSection s)
+{
+    static const char *const steps[OR_SEC__COUNT] = {"1", "1", "2", "2", "3", "3", "end"};
+    return (int)s >= 0 && s < OR_SEC__COUNT ? steps[s] : "-";
+}
+
+/* A space-free copy of the kind hint ("-" when none). */
+static void
+kind_field(const char *hint, char *out, size_t cap)
+{
+    if (hint == NULL || *hint == '\0') {
+        hint = "-";
+    }
+    snprintf(out, cap, "%s", hint);
+    for (char *p = out; *p; p++) {
+        if (*p == ' ' || *p == '\t' || *p == '\n') {
+            *p = '_';
+        }
+    }
+}
+
+/* ---- the decision ---- */
+
+int
+or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
+{
+    out->kind = OR_OK;
+    out->signature = out->report = NULL;
+    OrDivergence div;
+    memset(&div, 0, sizeof div);
+    div.section = OR_SEC__COUNT;
+    OrReportCtx ctx = {NULL, NULL, "eager", "target", NULL, NULL};
+    char step[16], path[160], kind[64], what[256];
+    snprintf(step, sizeof step, "-");
+    snprintf(path, sizeof path, "-");
+    what[0] = '\0';
+    kind_field(in->hint_desc_kind, kind, sizeof kind);
+    if (in->step >= 1 && in->step <= OR_STEPS) {
+        snprintf(step, sizeof step, "%d", in->step);
+    }
+
+    /* 0. Not a program: an error of the corpus, never a finding. */
+    if (in->invalid || in->eager1 == NULL) {
+        out->kind = OR_INVALID;
+        snprintf(step, sizeof step, "-");
+        snprintf(what, sizeof what, "the input is not a program: %s",
+                 in->invalid ? (in->invalid_why ? in->invalid_why : "(no reason given)")
+                             : "no eager observation (harness error)");
+        goto decided;
+    }
+    /* 1. Eager disagrees with itself: the generator's bug. */
+    if (in->eager2 != NULL) {
+        if (or_divergence(in->eager1, in->eager2, &div) < 0) {
+            return -1;
+        }
+        if (div.section != OR_SEC__COUNT) {
+            out->kind = OR_NONDETERMINISTIC;
+            ctx = (OrReportCtx){in->eager1, in->eager2, "eager 1", "eager 2", &div, NULL};
+            snprintf(step, sizeof step, "%s", section_step(div.section));
+            path_shape(div.path, path, sizeof path);
+            snprintf(what, sizeof what, "two eager runs of the program differ");
+            goto decided;
+        }
+    }
+    /* 2-5. How the target ended, as the harness classified it. */
+    switch (in->target_end) {
+    case OR_TARGET_PROVENANCE:
+        out->kind = OR_PROVENANCE;
+        exception_name(in->target_message, "ProvenanceError", path, sizeof path);
+        snprintf(what, sizeof what, "the target reported a provenance failure");
+        goto decided;
+    case OR_TARGET_UNSUPPORTED:
+        out->kind = OR_UNSUPPORTED;
+        exception_name(in->target_message, "unsupported", path, sizeof path);
+        snprintf(what, sizeof what, "the target declared the program unsupported");
+        goto decided;
+    case OR_TARGET_TIMEOUT:
+        out->kind = OR_TIMEOUT;
+        snprintf(path, sizeof path, "timeout");
+        snprintf(what, sizeof what, "the target exceeded its time or instruction limit");
+        goto decided;
+    case OR_TARGET_DIED:
+        out->kind = OR_TARGET_CRASH;
+        signal_name(in->signal, path, sizeof path);
+        snprintf(what, sizeof what, "the target process died with signal %d (%s)",
+                 in->signal, path);
+        goto decided;
+    case OR_TARGET_OWN_EXCEPTION:
+        out->kind = OR_TARGET_CRASH;
+        exception_name(in->target_message, "exception", path, sizeof path);
+        snprintf(what, sizeof what,
+                 "the target raised %s from its own frames, which eager did not", path);
+        goto decided;
+    case OR_TARGET_SETUP_FAILED: {
+        char exc[80];
+        exception_name(in->target_message, "exception", exc, sizeof exc);
+        out->kind = OR_TARGET_CRASH;
+        snprintf(path, sizeof path, "setup:%s", exc);
+        snprintf(what, sizeof what, "target(program) itself raised %s", exc);
+        goto decided;
+    }
+    case OR_TARGET_FINISHED:
+        break;
+    }
+    if (in->target == NULL) {
+        out->kind = OR_INVALID;
+        snprintf(step, sizeof step, "-");
+        snprintf(what, sizeof what,
+                 "the input is not a program: no target observation (harness error)");
+        goto decided;
+    }
+    /* 6. The first difference in protocol order decides. */
+    if (or_divergence(in->eager1, in->target, &div) < 0) {
+        return -1;
+    }
+    ctx = (OrReportCtx){in->eager1, in->target, "eager", "target", &div, NULL};
+    if (div.section == OR_SEC__COUNT) {
+        out->kind = OR_OK;
+        snprintf(step, sizeof step, "-");
+        snprintf(what, sizeof what, "eager and target agree everywhere");
+        goto decided;
+    }
+    snprintf(step, sizeof step, "%s", section_step(div.section));
+    path_shape(div.path, path, sizeof path);
+    switch (div.section) {
+    case OR_SEC_R1: case OR_SEC_R2: case OR_SEC_R3:
+        out->kind = div.exc_a || div.exc_b ? OR_MISMATCH_EXCEPTION : OR_MISMATCH_RESULT;
+        snprintf(what, sizeof what, "%s of step %s differs%s",
+                 div.exc_a || div.exc_b ? "the exception" : "the result", step,
+                 div.only_message ? " (only the exception message)" : "");
+        break;
+    case OR_SEC_LOG1: case OR_SEC_LOG2: case OR_SEC_LOG3:
+        out->kind = OR_MISMATCH_EVENTS;
+        snprintf(what, sizeof what, "the LOG after step %s differs", step);
+        break;
+    default:
+        out->kind = OR_MISMATCH_STATE;
+        snprintf(what, sizeof what, "the final state of the world differs");
+        break;
+    }
+
+decided:
+    ctx.what = what;
+    {
+        OrBuf sig;
+        or_buf_init(&sig);
+        or_buf_printf(&sig, "%s %s %s %s", or_verdict_name(out->kind), step, path, kind);
+        out->signature = or_buf_finish(&sig);
+    }
+    out->report = or_report_build(in, out->kind, out->signature, &ctx);
+    if (out->signature == NULL || out->report == NULL) {
+        or_verdict_clear(out);
+        return -1;
+    }
+    return 0;
+}
