@@ -1132,8 +1132,14 @@ dispatch:
 
     case TR_OP_FOR_ITER: {         /* (iter -- iter v) or (iter -- ) and jump */
         TrValue it = TOP();
-        PyObject *v = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
-        note_opaque(run, it.obj, NULL);
+        PyObject *v;
+        if (tr_gen_check(it.obj)) {
+            v = tr_gen_next_traced(it.obj);   /* its body is traced: no escape */
+        }
+        else {
+            v = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
+            note_opaque(run, it.obj, NULL);
+        }
         if (v != NULL) {
             PUSH_OBJ(v, mkprov(TR_PROV_ITER, it.prov, NULL, NULL, 1));
             DISPATCH();

@@ -51,6 +51,10 @@ int tr_gen_check(PyObject *o);
  * (owned by the generator from now on, values and array). New TrValue in *out. */
 int tr_gen_new(TrRun *run, PyFunctionObject *fn, TrValue *localsplus, TrValue *out);
 int tr_gen_ready(void);
+/* next(gen) from traced code (FOR_ITER): like tp_iternext, but the attribute cache is
+ * kept; a resume from C code (sum(g), list(g)) first forgets it, since the C caller
+ * may have run user code natively between two resumes. New ref, or NULL. */
+PyObject *tr_gen_next_traced(PyObject *gen);
 
 /* tr_module.c: the runs in progress, so a generator resumed after its run ended gets a
  * run of its own. */

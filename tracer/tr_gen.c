@@ -120,8 +120,12 @@ static PyObject *gen_yf(TrGen *g)
 /* Resumes the frame: arg is the sent value (borrowed) unless exc, in which case the
  * exception set is raised at the suspension point. Returns 1 yielded (*out), 0
  * returned (*out, the frame is finished), 2 already finished (nothing ran), -1. */
+static int resumed_by_tracer;   /* set around FOR_ITER's resume (tr_gen_next_traced) */
+
 static int gen_resume(TrGen *g, PyObject *arg, int exc, TrValue *out)
 {
+    int by_tracer = resumed_by_tracer;
+    resumed_by_tracer = 0;
     out->obj = NULL;
     out->prov = NULL;
     if (g->running) {
@@ -150,6 +154,11 @@ static int gen_resume(TrGen *g, PyObject *arg, int exc, TrValue *out)
         PyErr_Restore(et, ev, etb);
         run = &own;
         tr_run_register(run);
+    }
+    else if (!by_tracer) {
+        /* Resumed from C code or from another frame's opaque call: anything may
+         * have changed since the last suspension. */
+        tr_attr_note_escape(run);
     }
     if (g->started && !exc) {
         TrFrame *f = g->frame;
@@ -217,6 +226,12 @@ static PyObject *gen_send_result(TrGen *g, PyObject *arg, int exc, int quiet)
     }
     Py_DECREF(r);
     return NULL;
+}
+
+PyObject *tr_gen_next_traced(PyObject *gen)
+{
+    resumed_by_tracer = 1;
+    return gen_send_result((TrGen *)gen, Py_None, 0, 1);
 }
 
 static PyObject *gen_iternext(PyObject *self)

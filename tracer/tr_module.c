@@ -112,10 +112,23 @@ static PyObject *jit_vectorcall(PyObject *self, PyObject *const *args, size_t na
             goto done;
         vals[i] = tr_value_new(Py_NewRef(args[i]), p);
     }
-    TrValue callee = {j->fn, NULL};
+    /* The traced callable itself: FUNC <qualname> (what produced a class or a callable
+     * object returned by the call reads as CALL(FUNC C)). */
+    PyObject *qn = PyObject_GetAttrString(j->fn, "__qualname__");
+    if (qn == NULL || !PyUnicode_Check(qn)) {
+        PyErr_Clear();
+        Py_XSETREF(qn, PyUnicode_FromString(Py_TYPE(j->fn)->tp_name));
+        if (qn == NULL)
+            goto done;
+    }
+    TrValue callee = {j->fn, tr_prov_new(TR_PROV_FUNC, NULL, NULL, qn, 0)};
+    Py_DECREF(qn);
+    if (callee.prov == NULL)
+        goto done;
     tr_run_register(&run);
     rc = tr_call(&run, callee, vals, nargs + nkw, nkw ? kwnames : NULL, &res);
     tr_run_unregister(&run);
+    tr_prov_decref(callee.prov);
     if (rc == 0 && tr_trace_record(&run, "RETURN", &res) == 0) {
         result = res.obj;
         res.obj = NULL;

@@ -103,7 +103,21 @@ def exc_info_in_generator():
         return list(g())
 
 
-for fn, args in [(basics, ()), (exhausted, ()), (send_non_none, ()), (close_runs_finally, ()),
+class Acc:
+    def __init__(self):
+        self.v = 1
+class Wrap:
+    def __init__(self, v, acc):
+        self.v, self.acc = v, acc
+    def __radd__(self, other):   # run natively by sum(), between two resumes
+        self.acc.v += 10
+        return other + self.v
+def c_consumer_mutates_between_resumes():
+    acc = Acc()
+    return sum(Wrap(acc.v, acc) for _ in range(4)), acc.v
+
+
+for fn, args in [(c_consumer_mutates_between_resumes, ()), (basics, ()), (exhausted, ()), (send_non_none, ()), (close_runs_finally, ()),
                  (throw_caught, ()), (throw_uncaught, ()), (yield_from, ()),
                  (yield_from_throw, ()), (yield_from_close, ()), (pep479, ()),
                  (ignores_exit, ()), (genexprs, ([1, 2, 3],)), (running_error, ()),
