@@ -185,5 +185,66 @@ def program(c):
     return mid - before, sys.getrefcount(c) - before
 """)
 
+T.add("traceback_keeps_frame_locals", FIN + """
+def f():
+    x = Fin("local")
+    raise ValueError("v")
+def make(): return ()
+def program():
+    try:
+        f()
+    except ValueError as e:
+        saved = e
+    LOG.append("caught")
+    del saved
+    LOG.append("dropped")
+""")
+T.add("subscript_then_attribute_temporary", FIN + """
+def make(): return ()
+def program():
+    d = {"k": Fin("v")}
+    t = d["k"].tag
+    d.clear()
+    LOG.append(("cleared", t))
+""")
+T.add("binary_op_result_temporary", FIN + """
+class Num(Fin):
+    def __add__(self, o): return Num(self.tag + o)
+def make(): return ()
+def program():
+    n = Num(1)
+    m = (n + 1).tag
+    LOG.append(("sum tag", m))
+    del n
+    LOG.append("end")
+""")
+T.add("method_call_result_discarded", FIN + """
+class Factory:
+    def build(self, t): return Fin(t)
+def make(): return (Factory(),)
+def program(f):
+    f.build("discarded")
+    LOG.append("after discard")
+    kept = f.build("kept")
+    LOG.append("holding")
+    return kept.tag
+""")
+T.add("exception_context_released", FIN + """
+class E(Exception):
+    def __init__(self, payload):
+        super().__init__()
+        self.payload = payload
+def make(): return ()
+def program():
+    try:
+        try:
+            raise E(Fin("first"))
+        except E:
+            raise KeyError("second")
+    except KeyError as k:
+        LOG.append(("caught", type(k.__context__).__name__))
+    LOG.append("after")
+""")
+
 if __name__ == "__main__":
     T.main()
