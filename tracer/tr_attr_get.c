@@ -67,7 +67,9 @@ static int generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     descr = Py_XNewRef(_PyType_Lookup(tp, name));
     if (descr != NULL) {
         f = Py_TYPE(descr)->tp_descr_get;
-        if (f != NULL && PyDescr_IsData(descr)) {
+        /* Fault dict_before_data_desc: the instance dict is asked first. */
+        if (f != NULL && PyDescr_IsData(descr) &&
+            !TR_FAULT_ON(run, TR_FAULT_DICT_BEFORE_DATA_DESC)) {
             rc = tr_descr_get(run, descr, obj, (PyObject *)tp, obj.prov, name, out, detail);
             *how = Py_IS_TYPE(descr, &PyMemberDescr_Type) ? TR_RES_SLOT : TR_RES_DATA_DESC;
             goto done;
@@ -294,7 +296,11 @@ static int hook_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
         *detail = "__getattribute__";
         rc = tr_call_bound(run, getattribute, obj, &namev, 1, obj.prov, name, out);
     }
-    if (rc < 0 && getattr != NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    /* Fault no_getattr_after_getter_error: __getattr__ only for attributes not found,
+     * not when a getter (property, __get__) raised AttributeError. */
+    int getter_failed = *how == TR_RES_DATA_DESC || *how == TR_RES_NONDATA_DESC;
+    if (rc < 0 && getattr != NULL && PyErr_ExceptionMatches(PyExc_AttributeError) &&
+        !(getter_failed && TR_FAULT_ON(run, TR_FAULT_NO_GETATTR_AFTER_GETTER_ERROR))) {
         PyErr_Clear();
         tr_value_clear(out);
         *how = TR_RES_GETATTR_HOOK;

@@ -22,6 +22,7 @@ static PyObject *bi_getattr, *bi_setattr, *bi_delattr, *bi_hasattr, *bi_vars, *b
     *bi_print, *bi_dir, *bi_eval, *bi_exec, *bi_build_class;
 static PyObject *obj_setattr, *obj_delattr, *obj_getattribute;
 static PyTypeObject *method_wrapper_type;
+static PyTypeObject *partial_type;   /* functools.partial (the C type), exact instances only */
 
 int tr_call_init(void)
 {
@@ -69,6 +70,13 @@ int tr_call_init(void)
     Py_INCREF(obj_setattr);
     Py_INCREF(obj_delattr);
     Py_INCREF(obj_getattribute);
+    PyObject *ft = PyImport_ImportModule("_functools");
+    if (ft == NULL)
+        return -1;
+    partial_type = (PyTypeObject *)PyObject_GetAttrString(ft, "partial");   /* kept */
+    Py_DECREF(ft);
+    if (partial_type == NULL)
+        return -1;
     PyObject *probe = PyObject_GetAttrString(Py_None, "__setattr__");   /* a method-wrapper */
     if (probe == NULL)
         return -1;
@@ -1097,6 +1105,79 @@ static int lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
     return 1;
 }
 
+/* functools.partial(func, *pargs, **pkw)(*args, **kw) is func(*pargs, *args, **{**pkw,
+ * **kw}) (Modules/_functoolsmodule.c: partial_vectorcall): unwrapped so that func is
+ * interpreted when it is Python code. Reading a partial's fields runs no user code. */
+static int call_partial(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
+                        PyObject *kwnames, TrValue *out)
+{
+    PyObject *func = PyObject_GetAttrString(callable.obj, "func");
+    PyObject *pargs = PyObject_GetAttrString(callable.obj, "args");
+    PyObject *pkw = PyObject_GetAttrString(callable.obj, "keywords");
+    PyObject *kw = NULL, *names = NULL;
+    TrValue *vec = NULL;
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0, npos = nargs - nkw;
+    Py_ssize_t np = 0, nk = 0;
+    int rc = -1;
+    if (func == NULL || pargs == NULL || pkw == NULL || !PyTuple_Check(pargs) ||
+        !PyDict_Check(pkw)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_SystemError, "tracer: malformed functools.partial");
+        goto done;
+    }
+    /* Keywords: the partial's, overridden by the call's, in that order (dict merge). */
+    kw = PyDict_Copy(pkw);
+    if (kw == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[npos + i].obj) < 0)
+            goto done;
+    }
+    np = PyTuple_GET_SIZE(pargs) + npos;
+    nk = PyDict_GET_SIZE(kw);
+    vec = PyMem_Calloc((size_t)(np + nk + 1), sizeof(TrValue));
+    names = PyTuple_New(nk);
+    if (vec == NULL || names == NULL) {
+        if (vec == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pargs); i++)
+        vec[i] = tr_value_new(Py_NewRef(PyTuple_GET_ITEM(pargs, i)),
+                              tr_prov_attr(callable.prov, NULL, TR_RES_NONE, "args"));
+    for (Py_ssize_t i = 0; i < npos; i++)
+        vec[PyTuple_GET_SIZE(pargs) + i] = tr_value_dup(args[i]);
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kw, &pos, &key, &value)) {
+        PyTuple_SET_ITEM(names, k, Py_NewRef(key));
+        TrProv *p = NULL;
+        for (Py_ssize_t i = 0; i < nkw; i++) {
+            if (PyTuple_GET_ITEM(kwnames, i) == key && args[npos + i].obj == value)
+                p = (tr_prov_incref(args[npos + i].prov), args[npos + i].prov);
+        }
+        if (p == NULL)
+            p = tr_prov_attr(callable.prov, NULL, TR_RES_NONE, "keywords");
+        vec[np + k] = tr_value_new(Py_NewRef(value), p);
+        k++;
+    }
+    TrValue fv = {func, tr_prov_attr(callable.prov, NULL, TR_RES_NONE, "func")};
+    rc = tr_call(run, fv, vec, np + nk, nk ? names : NULL, out);
+    tr_prov_decref(fv.prov);
+done:
+    if (vec != NULL) {
+        for (Py_ssize_t i = 0; i < np + nk; i++)
+            tr_value_clear(&vec[i]);
+        PyMem_Free(vec);
+    }
+    Py_XDECREF(func);
+    Py_XDECREF(pargs);
+    Py_XDECREF(pkw);
+    Py_XDECREF(kw);
+    Py_XDECREF(names);
+    return rc;
+}
+
 int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
             PyObject *kwnames, TrValue *out)
 {
@@ -1118,6 +1199,18 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
         tr_prov_decref(self.prov);
         return rc;
     }
+    if (Py_IS_TYPE(c, &PyStaticMethod_Type)) {
+        /* staticmethod objects are callable (3.10+): call the function they wrap. */
+        TrValue fn = {Py_TYPE(c)->tp_descr_get(c, Py_None, (PyObject *)Py_TYPE(Py_None)), NULL};
+        if (fn.obj == NULL)
+            return -1;
+        fn.prov = tr_prov_attr(callable.prov, NULL, TR_RES_NONE, "__func__");
+        int rc = tr_call(run, fn, args, nargs, kwnames, out);
+        tr_value_clear(&fn);
+        return rc;
+    }
+    if (Py_IS_TYPE(c, partial_type))
+        return call_partial(run, callable, args, nargs, kwnames, out);
     int rc;
     if (lookaside(run, callable, args, nargs, kwnames, out, &rc))
         return rc;

@@ -48,7 +48,21 @@ def defaults_shared():
     return f(1), f(2), f(3, [])
 
 
-for fn in [calls_pos, calls_kwonly, calls_star, calls_posonly, calls_ex, missing_one,
+import functools
+def partials():
+    p = functools.partial(kwonly, 1, m=5)
+    q = functools.partial(p, k=0)
+    return p(k=2), p(k=3, m=4), q(), functools.partial(star, 1, 2)(3, z=4)
+def partial_errors(): return functools.partial(pos, 1, 2)(3, 4)
+def partial_kw_dup(): return functools.partial(pos, 1, b=2)(2)
+class PM:
+    def m(self, a, b=0): return (type(self).__name__, a, b)
+    pm = functools.partialmethod(m, 7)
+    sm = staticmethod(lambda x: -x)
+def partialmethods(): o = PM(); return o.pm(), o.pm(b=1), PM.__dict__["sm"](3)
+
+
+for fn in [partials, partial_errors, partial_kw_dup, partialmethods, calls_pos, calls_kwonly, calls_star, calls_posonly, calls_ex, missing_one,
            missing_three, missing_two, missing_kwonly, too_many, too_many_one,
            too_many_with_kwonly, unexpected_kw, multiple_values, posonly_as_kw,
            star_not_iterable, kw_not_mapping, kw_dup, methods, method_missing, lambdas,
