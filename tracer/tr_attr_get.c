@@ -67,7 +67,9 @@ static int generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     descr = Py_XNewRef(_PyType_Lookup(tp, name));
     if (descr != NULL) {
         f = Py_TYPE(descr)->tp_descr_get;
-        if (f != NULL && PyDescr_IsData(descr)) {
+        /* Fault dict_before_data_desc: the instance dict is asked first. */
+        if (f != NULL && PyDescr_IsData(descr) &&
+            !TR_FAULT_ON(run, TR_FAULT_DICT_BEFORE_DATA_DESC)) {
             rc = tr_descr_get(run, descr, obj, (PyObject *)tp, obj.prov, name, out, detail);
             *how = Py_IS_TYPE(descr, &PyMemberDescr_Type) ? TR_RES_SLOT : TR_RES_DATA_DESC;
             goto done;
@@ -294,7 +296,11 @@ static int hook_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
         *detail = "__getattribute__";
         rc = tr_call_bound(run, getattribute, obj, &namev, 1, obj.prov, name, out);
     }
-    if (rc < 0 && getattr != NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    /* Fault no_getattr_after_getter_error: __getattr__ only for attributes not found,
+     * not when a getter (property, __get__) raised AttributeError. */
+    int getter_failed = *how == TR_RES_DATA_DESC || *how == TR_RES_NONDATA_DESC;
+    if (rc < 0 && getattr != NULL && PyErr_ExceptionMatches(PyExc_AttributeError) &&
+        !(getter_failed && TR_FAULT_ON(run, TR_FAULT_NO_GETATTR_AFTER_GETTER_ERROR))) {
         PyErr_Clear();
         tr_value_clear(out);
         *how = TR_RES_GETATTR_HOOK;
@@ -329,12 +335,14 @@ static int resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
 static int record(TrRun *run, const char *op, PyObject *name, const char *mark,
                   const TrValue *v)
 {
-    const char *s = PyUnicode_AsUTF8(name);
-    if (s == NULL)
+    /* Built as a str, so a long non-ASCII name is never cut inside a character. */
+    PyObject *what = PyUnicode_FromFormat("%s %U%s", op, name, mark);
+    if (what == NULL)
         return -1;
-    char what[256];
-    snprintf(what, sizeof what, "%s %.200s%s", op, s, mark);
-    return tr_trace_record(run, what, v);
+    const char *s = PyUnicode_AsUTF8(what);
+    int rc = s != NULL ? tr_trace_record(run, s, v) : -1;
+    Py_DECREF(what);
+    return rc;
 }
 
 /* The common tail of a load: provenance, cache, trace. use_cache: 0 for

@@ -119,12 +119,14 @@ static int hook_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *va
  * says how the protocol carried the store out). */
 static int record(TrRun *run, PyObject *name, const TrValue *value, const char *detail)
 {
-    const char *s = PyUnicode_AsUTF8(name);
-    if (s == NULL)
+    PyObject *what = PyUnicode_FromFormat("%s %U via %s", value ? "STORE_ATTR" : "DELETE_ATTR",
+                                          name, detail);
+    if (what == NULL)
         return -1;
-    char what[256];
-    snprintf(what, sizeof what, "%s %.150s via %s", value ? "STORE_ATTR" : "DELETE_ATTR", s, detail);
-    return tr_trace_record(run, what, value);
+    const char *s = PyUnicode_AsUTF8(what);
+    int rc = s != NULL ? tr_trace_record(run, s, value) : -1;
+    Py_DECREF(what);
+    return rc;
 }
 
 static int check_name(PyObject *name)

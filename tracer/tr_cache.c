@@ -24,7 +24,9 @@
  * The fault assume_stable_attrs (docs/FAULTS.md) turns this into Thunder's
  * wrap_attribute: every read is remembered whatever its resolution, escapes and
  * dict writes no longer invalidate, and each later read is resolved in full and
- * compared with the remembered object (tr_cache_reconcile).
+ * compared with the remembered object (tr_cache_reconcile). The fault
+ * stale_class_attr serves class attributes without guard or assertion and lets a
+ * class store forget only the class's own entries.
  *
  * Entries hold strong references (object, name, value, dict, types) for the length
  * of one TrRun only; tr_cache_free releases all of them. Releasing can run
@@ -47,6 +49,11 @@ typedef struct {
     uint64_t dict_version;
     unsigned int obj_version;   /* type_dict: the class's own version */
 } CacheEntry;
+
+/* Lookups are linear: a traced call touches few (object, name) pairs. A loop over
+ * many objects would make them quadratic, so a full cache starts over: forgetting
+ * is always safe (a miss re-resolves). */
+#define TR_CACHE_MAX_ENTRIES 256
 
 struct TrCache {
     CacheEntry *entries;
@@ -147,7 +154,8 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
      * __dict__ stores change everything about obj. */
     int all_of_obj = PyUnicode_Check(name) && (PyUnicode_Compare(name, tr_names.class_) == 0 ||
                                                PyUnicode_Compare(name, tr_names.dict) == 0);
-    if (PyType_Check(obj)) {
+    /* Fault stale_class_attr: a class store only forgets the class's own entries. */
+    if (PyType_Check(obj) && !TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR)) {
         cache_clear(c);
         return;
     }
@@ -209,25 +217,30 @@ int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *
     e.dict = instance_dict(obj);
     if (e.dict != NULL)
         e.dict_version = ((PyDictObject *)e.dict)->ma_version_tag;
+    /* Own everything before dropping old entries: releasing them can run finalisers,
+     * which may change obj (then the versions taken above make the guard fail). */
+    e.obj = Py_NewRef(obj);
+    e.name = Py_NewRef(name);
+    e.value = tr_value_dup(*value);
+    Py_INCREF(e.type);
+    Py_XINCREF(e.dict);
 
     Py_ssize_t i = cache_find(c, obj, name);
     if (i >= 0)
         cache_remove(c, i);
+    if (c->len >= TR_CACHE_MAX_ENTRIES)
+        cache_clear(c);
     if (c->len == c->cap) {
         Py_ssize_t cap = c->cap ? 2 * c->cap : 16;
         CacheEntry *n = PyMem_RawRealloc(c->entries, (size_t)cap * sizeof *n);
         if (n == NULL) {
+            entry_release(&e);
             PyErr_NoMemory();
             return -1;
         }
         c->entries = n;
         c->cap = cap;
     }
-    e.obj = Py_NewRef(obj);
-    e.name = Py_NewRef(name);
-    e.value = tr_value_dup(*value);
-    Py_INCREF(e.type);
-    Py_XINCREF(e.dict);
     c->entries[c->len++] = e;
     return 0;
 }
@@ -271,6 +284,11 @@ static PyObject *safe_str(PyObject *o)
 /* Raises ProvenanceError "attribute NAME of TYPE object out of sync: A vs. B". */
 static void out_of_sync(PyObject *obj, PyObject *name, PyObject *cached, PyObject *now)
 {
+    /* str() may run user code that drops the cache's references: own them meanwhile. */
+    Py_INCREF(obj);
+    Py_INCREF(name);
+    Py_XINCREF(cached);
+    Py_XINCREF(now);
     PyObject *a = safe_str(cached), *b = safe_str(now);
     if (a != NULL && b != NULL)
         PyErr_Format(tr_ProvenanceError ? tr_ProvenanceError : PyExc_AssertionError,
@@ -278,6 +296,10 @@ static void out_of_sync(PyObject *obj, PyObject *name, PyObject *cached, PyObjec
                      _PyType_Name(Py_TYPE(obj)), a, b);
     Py_XDECREF(a);
     Py_XDECREF(b);
+    Py_DECREF(obj);
+    Py_DECREF(name);
+    Py_XDECREF(cached);
+    Py_XDECREF(now);
 }
 
 /* What CPython's algorithm yields now for a stable entry, re-resolved without
@@ -335,6 +357,13 @@ int tr_cache_serve(TrRun *run, PyObject *obj, PyObject *name, TrValue *out)
     if (i < 0)
         return 0;
     CacheEntry *e = &c->entries[i];
+    /* Fault stale_class_attr: class attributes are served without guard or assertion,
+     * the quiet way (a tracer that forgot the class can change). */
+    if (TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) &&
+        (e->how == TR_RES_CLASS_ATTR || e->how == TR_RES_TYPE_DICT)) {
+        *out = tr_value_dup(e->value);
+        return 1;
+    }
     if (!tr_cache_is_stable(e->how, e->detail) || !guard_holds(e)) {
         cache_remove(c, i);
         return 0;
