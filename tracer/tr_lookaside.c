@@ -14,6 +14,7 @@ static PyObject *bi_getattr, *bi_setattr, *bi_delattr, *bi_hasattr, *bi_vars, *b
     *bi_globals, *bi_isinstance, *bi_issubclass, *bi_len, *bi_id, *bi_callable, *bi_repr,
     *bi_print, *bi_dir, *bi_eval, *bi_exec, *bi_build_class;
 static PyObject *obj_setattr, *obj_delattr, *obj_getattribute;
+static PyObject *sys_getframe, *warnings_warn, *warnings_warn_explicit;
 static PyTypeObject *method_wrapper_type;
 PyTypeObject *tr_partial_type;   /* functools.partial (the C type), exact instances only */
 
@@ -52,6 +53,16 @@ int tr_call_init(void)
     GETB(bi_exec, "exec");
     GETB(bi_build_class, "__build_class__");
 #undef GETB
+    sys_getframe = PySys_GetObject("_getframe");   /* borrowed from sys */
+    Py_XINCREF(sys_getframe);
+    PyObject *w = PyImport_ImportModule("_warnings");
+    if (w == NULL)
+        return -1;
+    warnings_warn = PyObject_GetAttrString(w, "warn");
+    warnings_warn_explicit = PyObject_GetAttrString(w, "warn_explicit");
+    Py_DECREF(w);
+    if (warnings_warn == NULL || warnings_warn_explicit == NULL)
+        return -1;
     PyObject *od = PyBaseObject_Type.tp_dict;
     obj_setattr = PyDict_GetItemString(od, "__setattr__");
     obj_delattr = PyDict_GetItemString(od, "__delattr__");
@@ -438,6 +449,108 @@ done:
     return 1;
 }
 
+/* warnings.warn(message, category=None, stacklevel=1, source=None) (_warnings.c:
+ * warnings_warn_impl, setup_context): the location is taken from the interpreted
+ * frames, stacklevel of them up, then warn_explicit does the rest. A stacklevel
+ * beyond the interpreted frames would need the native ones: Unsupported. */
+static int warn(TrRun *run, const TrValue *args, Py_ssize_t nargs, PyObject *kwnames,
+                TrValue *out)
+{
+    static const char *const names[] = {"message", "category", "stacklevel", "source"};
+    PyObject *vals[4] = {NULL, NULL, NULL, NULL};
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0, npos = nargs - nkw;
+    PyObject *registry = NULL, *res = NULL, *kw = NULL, *line = NULL;
+    if (npos > 4) {
+        PyErr_Format(PyExc_TypeError, "warn() takes at most 4 arguments (%zd given)", npos);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < npos; i++)
+        vals[i] = args[i].obj;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        int j = 0;
+        while (j < 4 && !_PyUnicode_EqualToASCIIString(k, names[j]))
+            j++;
+        if (j == 4 || vals[j] != NULL) {
+            PyErr_Format(PyExc_TypeError, j == 4 ? "warn() got an unexpected keyword argument '%S'"
+                                                 : "argument for warn() given by name ('%S') and position",
+                         k);
+            return -1;
+        }
+        vals[j] = args[npos + i].obj;
+    }
+    if (vals[0] == NULL) {
+        PyErr_SetString(PyExc_TypeError, "warn() missing required argument 'message' (pos 1)");
+        return -1;
+    }
+    Py_ssize_t level = 1;
+    if (vals[2] != NULL) {
+        level = PyLong_AsSsize_t(vals[2]);
+        if (level == -1 && PyErr_Occurred())
+            return -1;
+    }
+    PyObject *category = vals[1];
+    int rc = PyObject_IsInstance(vals[0], PyExc_Warning);
+    if (rc < 0)
+        return -1;
+    if (rc == 1)
+        category = (PyObject *)Py_TYPE(vals[0]);
+    else if (category == NULL || category == Py_None)
+        category = PyExc_UserWarning;
+    rc = PyObject_IsSubclass(category, PyExc_Warning);
+    if (rc <= 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "category must be a Warning subclass, not '%s'",
+                     Py_TYPE(category)->tp_name);
+        return -1;
+    }
+    TrFrame *f = tr_eval_current_frame();
+    while (--level > 0 && f != NULL)
+        f = f->prev;
+    if (f == NULL) {
+        PyErr_SetString(tr_Unsupported,
+                        "frame introspection: warnings.warn() stacklevel beyond the traced frames");
+        return -1;
+    }
+    /* The module's registry and name, as setup_context finds them in the globals. */
+    registry = PyDict_GetItemString(f->globals, "__warningregistry__");
+    if (registry == NULL || !PyDict_Check(registry)) {
+        registry = PyDict_New();
+        if (registry == NULL || PyDict_SetItemString(f->globals, "__warningregistry__", registry) < 0)
+            goto done;
+    }
+    else {
+        Py_INCREF(registry);
+    }
+    PyObject *module = PyDict_GetItemString(f->globals, "__name__");
+    PyObject *modname = module != NULL && PyUnicode_Check(module) ? Py_NewRef(module)
+                                                                   : PyUnicode_FromString("<string>");
+    if (modname == NULL)
+        goto done;
+    line = PyLong_FromLong(PyCode_Addr2Line(f->code, f->lasti * (int)sizeof(_Py_CODEUNIT)));
+    kw = PyDict_New();
+    if (line == NULL || kw == NULL ||
+        (vals[3] != NULL && PyDict_SetItemString(kw, "source", vals[3]) < 0)) {
+        Py_DECREF(modname);
+        goto done;
+    }
+    PyObject *pargs = PyTuple_Pack(6, vals[0], category, f->code->co_filename, line, modname,
+                                   registry);
+    Py_DECREF(modname);
+    if (pargs == NULL)
+        goto done;
+    res = PyObject_Call(warnings_warn_explicit, pargs, kw);
+    Py_DECREF(pargs);
+    tr_attr_note_escape(run);   /* filters and showwarning may be Python code */
+    if (res != NULL)
+        *out = tr_value_new(res, NULL);
+done:
+    Py_XDECREF(registry);
+    Py_XDECREF(kw);
+    Py_XDECREF(line);
+    return res != NULL ? 0 : -1;
+}
+
 /* 1 when handled (rc in *rc), 0 when callable is not a lookaside. */
 int tr_lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
                      PyObject *kwnames, TrValue *out, int *rc)
@@ -445,6 +558,15 @@ int tr_lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t n
     PyObject *c = callable.obj;
     int haskw = kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0;
     *rc = -1;
+    if (c == sys_getframe && c != NULL) {
+        PyErr_SetString(tr_Unsupported,
+                        "frame introspection: sys._getframe() in traced code sees native frames only");
+        return 1;
+    }
+    if (c == warnings_warn) {
+        *rc = warn(run, args, nargs, kwnames, out);
+        return 1;
+    }
     if (c == bi_build_class)
         return build_class(run, callable, args, nargs, kwnames, out, rc);
     if (c == bi_getattr && !haskw) {
