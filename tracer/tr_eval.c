@@ -417,6 +417,7 @@ void tr_frame_clear(TrFrame *f)
     Py_CLEAR(f->builtins);
     Py_CLEAR(f->locals);
     Py_CLEAR(f->codebytes);
+    Py_CLEAR(f->fast_locals_dict);
 }
 
 int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
