@@ -5,7 +5,10 @@
 #define TR_FAULTS_H
 
 #define TR_FAULT_LIST(X) \
-    X(ASSUME_STABLE_ATTRS, "assume_stable_attrs")
+    X(ASSUME_STABLE_ATTRS, "assume_stable_attrs") \
+    X(DICT_BEFORE_DATA_DESC, "dict_before_data_desc") \
+    X(NO_GETATTR_AFTER_GETTER_ERROR, "no_getattr_after_getter_error") \
+    X(STALE_CLASS_ATTR, "stale_class_attr")
 
 typedef enum {
 #define TR_FAULT_ENUM(id, name) TR_FAULT_##id,

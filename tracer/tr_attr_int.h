@@ -1,0 +1,94 @@
+/* tr_attr_int.h: internals shared by the attribute protocol (tr_attr_*.c) and the
+ * provenance cache (tr_cache.c). Not a contract between parts: only these files
+ * include it.
+ *
+ * CPython installs a handful of static C functions in the type slots of classes
+ * written in Python (typeobject.c: slot_tp_getattr_hook, slot_tp_getattro,
+ * slot_tp_setattro, slot_tp_descr_get, slot_tp_descr_set). They are not exported,
+ * yet the protocol must recognise them to know that a slot means "a Python-level
+ * override": tr_slot_funcs holds their addresses, read once from probe classes.
+ */
+#ifndef TR_ATTR_INT_H
+#define TR_ATTR_INT_H
+
+#include "tr_attr.h"
+#include "tr_eval.h"
+
+typedef struct {
+    getattrofunc getattr_hook;   /* slot_tp_getattr_hook: __getattr__ (and/or __getattribute__) */
+    getattrofunc getattro;       /* slot_tp_getattro: __getattribute__ without __getattr__ */
+    setattrofunc setattro;       /* slot_tp_setattro: __setattr__ / __delattr__ */
+    descrgetfunc descr_get;      /* slot_tp_descr_get: a Python-level __get__ */
+    descrsetfunc descr_set;      /* slot_tp_descr_set: a Python-level __set__ / __delete__ */
+} TrSlotFuncs;
+
+extern TrSlotFuncs tr_slot_funcs;
+
+/* Interned names (process lifetime), filled by tr_attr_ready. */
+typedef struct {
+    PyObject *get, *set, *delete_, *getattr, *getattribute, *setattr, *delattr;
+    PyObject *class_, *dict, *thisclass, *self_, *self_class;
+} TrAttrNames;
+extern TrAttrNames tr_names;
+
+/* Fills tr_slot_funcs and tr_names once (later calls return at once). 0, or -1 with an exception. */
+int tr_attr_ready(void);
+
+/* A new ATTR record for base.name resolved as how/detail whose value came from the
+ * provenance via (borrowed, may be NULL: stored as the record's arg). NULL on error. */
+TrProv *tr_attr_prov(TrProv *base, PyObject *name, TrResolution how, const char *detail,
+                     TrProv *via);
+
+/* descr.__get__(obj, type) as the descriptor's tp_descr_get slot would run it, with
+ * Python-level code (property getters, __get__ methods) interpreted through
+ * tr_call. obj.obj == NULL is class access (CPython passes NULL; a Python __get__
+ * receives None). site/name describe the access for the provenance of the callee.
+ * Returns 0 with *out holding new references (out->prov: the provenance the
+ * interpreted getter gave its result, NULL when nothing was interpreted), -1 with an
+ * exception set. *detail receives a static name of the mechanism ("property.fget",
+ * "method", "classmethod", "slot", ...). */
+int tr_descr_get(TrRun *run, PyObject *descr, TrValue obj, PyObject *type,
+                 TrProv *site, PyObject *name, TrValue *out, const char **detail);
+
+/* descr.__set__(obj, value) or, value NULL, descr.__delete__(obj), as the
+ * tp_descr_set slot would run it (property fset/fdel and Python-level __set__ /
+ * __delete__ interpreted; member descriptors, getsets called directly).
+ * 0 or -1 with an exception set. *detail as for tr_descr_get. */
+int tr_descr_set(TrRun *run, PyObject *descr, TrValue obj, const TrValue *value,
+                 TrProv *site, PyObject *name, const char **detail);
+
+/* Calls attr, found on type(self), with self bound first: CPython's call_attribute /
+ * vectorcall_method (typeobject.c) used by the slot_* functions. A plain function
+ * (or a method descriptor) is called with self prepended; anything else is bound
+ * through tr_descr_get first. args borrowed. 0 with *out, or -1. */
+int tr_call_bound(TrRun *run, PyObject *attr, TrValue self, const TrValue *args,
+                  Py_ssize_t nargs, TrProv *site, PyObject *name, TrValue *out);
+
+/* Invalidation of the cache by the protocol's own stores and deletes (tr_cache.c):
+ * forget (obj, name), and everything when obj is a type or name rebinds the
+ * object's class or dict. Called BEFORE the store runs, so the cache never keeps
+ * the old value alive past the moment CPython would drop it. */
+void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name);
+
+/* The cache's side of a load (tr_cache.c).
+ * tr_cache_serve: for a stable entry of (obj, name) whose guard passes, asserts the
+ * cached object is the one CPython's algorithm yields now (re-resolved without user
+ * code) and returns 1 with *out (new references); an entry whose guard fails is
+ * dropped and 0 returned; no entry: 0. -1 with ProvenanceError when the assertion
+ * fails. Not used under the assume_stable_attrs fault (see tr_cache_reconcile).
+ * tr_cache_remember: stores the result of a fresh load when its resolution is
+ * stable (or, under the fault, whatever it was). 0 or -1 (MemoryError).
+ * tr_cache_reconcile (assume_stable_attrs only, Thunder's wrap_attribute): after a
+ * fresh load, if (obj, name) already has an entry its object must be the fresh one:
+ * *fresh is replaced by the cached value; otherwise ProvenanceError "attribute X of
+ * T object out of sync: <cached> vs. <fresh>". Without an entry the fresh value is
+ * remembered. 0 or -1. */
+int tr_cache_serve(TrRun *run, PyObject *obj, PyObject *name, TrValue *out);
+int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
+                      TrResolution how, const char *detail);
+int tr_cache_reconcile(TrRun *run, PyObject *obj, PyObject *name, TrValue *fresh);
+
+/* Whether a resolution can be cached without the fault (values CPython keeps). */
+int tr_cache_is_stable(TrResolution how, const char *detail);
+
+#endif

@@ -1,0 +1,403 @@
+/* tr_cache.c: the identity-preserving attribute cache and the provenance assertion.
+ *
+ * A tracing JIT wants `a.x` read twice to be one tracked value (one object, one
+ * provenance). That is only sound for resolutions whose value CPython keeps and
+ * hands back unchanged until something writes it:
+ *   inst_dict   the instance dict entry;   guard: same type (version), same dict,
+ *               dict version unchanged
+ *   slot        a __slots__ member;        guard: same type (version)
+ *   class_attr  a plain class attribute;   guard: same type (version) and the
+ *               instance dict (if any) unchanged
+ *   type_dict   plain attribute of a class read on the class; guard: class and
+ *               metaclass versions
+ * Anything computed (property, bound method, __get__, __getattr__ ...) is never
+ * cached. Entries are dropped by every store and delete the protocol performs
+ * (tr_cache_note_store), every dict write (tr_attr_note_dict_write) and every
+ * escaping call (tr_attr_note_escape).
+ *
+ * On every reuse the cache ASSERTS, independently of the guard, that CPython's
+ * algorithm would now return the identical object, re-resolving it without running
+ * user code (an MRO lookup, a dict lookup, a slot read). A failure means the tracer
+ * missed an invalidation: it raises tfjit.ProvenanceError worded like the
+ * motivating report ("attribute test of Test object out of sync: <a> vs. <b>").
+ *
+ * The fault assume_stable_attrs (docs/FAULTS.md) turns this into Thunder's
+ * wrap_attribute: every read is remembered whatever its resolution, escapes and
+ * dict writes no longer invalidate, and each later read is resolved in full and
+ * compared with the remembered object (tr_cache_reconcile). The fault
+ * stale_class_attr serves class attributes without guard or assertion and lets a
+ * class store forget only the class's own entries.
+ *
+ * Entries hold strong references (object, name, value, dict, types) for the length
+ * of one TrRun only; tr_cache_free releases all of them. Releasing can run
+ * finalisers, so entries are always unlinked before they are released.
+ */
+#include <string.h>
+
+#include "tr_attr_int.h"
+#include "tr_faults.h"
+
+typedef struct {
+    PyObject *obj;              /* strong */
+    PyObject *name;             /* strong */
+    TrValue value;              /* strong */
+    TrResolution how;
+    const char *detail;
+    PyTypeObject *type;         /* strong: type(obj) at the read */
+    unsigned int type_version;
+    PyObject *dict;             /* strong or NULL: obj's instance dict at the read */
+    uint64_t dict_version;
+    unsigned int obj_version;   /* type_dict: the class's own version */
+} CacheEntry;
+
+/* Lookups are linear: a traced call touches few (object, name) pairs. A loop over
+ * many objects would make them quadratic, so a full cache starts over: forgetting
+ * is always safe (a miss re-resolves). */
+#define TR_CACHE_MAX_ENTRIES 256
+
+struct TrCache {
+    CacheEntry *entries;
+    Py_ssize_t len, cap;
+};
+
+TrCache *tr_cache_new(void)
+{
+    TrCache *c = PyMem_RawCalloc(1, sizeof *c);
+    if (c == NULL)
+        PyErr_NoMemory();
+    return c;
+}
+
+static void entry_release(CacheEntry *e)
+{
+    Py_XDECREF(e->obj);
+    Py_XDECREF(e->name);
+    tr_value_clear(&e->value);
+    Py_XDECREF(e->type);
+    Py_XDECREF(e->dict);
+}
+
+/* Unlinks every entry, then releases them (finalisers may re-enter the cache). */
+static void cache_clear(TrCache *c)
+{
+    if (c == NULL || c->len == 0)
+        return;
+    CacheEntry *old = c->entries;
+    Py_ssize_t n = c->len;
+    c->entries = NULL;
+    c->len = c->cap = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        entry_release(&old[i]);
+    PyMem_RawFree(old);
+}
+
+void tr_cache_free(TrCache *cache)
+{
+    if (cache == NULL)
+        return;
+    cache_clear(cache);
+    PyMem_RawFree(cache->entries);
+    PyMem_RawFree(cache);
+}
+
+/* Removes entry i (moving the last one into its place) and releases it. */
+static void cache_remove(TrCache *c, Py_ssize_t i)
+{
+    CacheEntry e = c->entries[i];
+    c->entries[i] = c->entries[--c->len];
+    entry_release(&e);
+}
+
+static int same_name(PyObject *a, PyObject *b)
+{
+    return a == b || (PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0);
+}
+
+static Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
+{
+    for (Py_ssize_t i = 0; c != NULL && i < c->len; i++) {
+        if (c->entries[i].obj == obj && same_name(c->entries[i].name, name))
+            return i;
+    }
+    return -1;
+}
+
+static int fault_on(TrRun *run)
+{
+    return TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS);
+}
+
+void tr_attr_note_escape(TrRun *run)
+{
+    if (run == NULL || fault_on(run))
+        return;
+    cache_clear(run->cache);
+}
+
+void tr_attr_note_dict_write(TrRun *run, PyObject *d)
+{
+    if (run == NULL || run->cache == NULL || fault_on(run))
+        return;
+    TrCache *c = run->cache;
+    for (Py_ssize_t i = c->len - 1; i >= 0; i--) {
+        if (i < c->len && (c->entries[i].dict == d || c->entries[i].obj == d))
+            cache_remove(c, i);
+    }
+}
+
+void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
+{
+    if (run == NULL || run->cache == NULL)
+        return;
+    TrCache *c = run->cache;
+    /* A class store can change what any instance resolves to; __class__ and
+     * __dict__ stores change everything about obj. */
+    int all_of_obj = PyUnicode_Check(name) && (PyUnicode_Compare(name, tr_names.class_) == 0 ||
+                                               PyUnicode_Compare(name, tr_names.dict) == 0);
+    /* Fault stale_class_attr: a class store only forgets the class's own entries. */
+    if (PyType_Check(obj) && !TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR)) {
+        cache_clear(c);
+        return;
+    }
+    for (Py_ssize_t i = c->len - 1; i >= 0; i--) {
+        if (i < c->len && c->entries[i].obj == obj &&
+            (all_of_obj || same_name(c->entries[i].name, name)))
+            cache_remove(c, i);
+    }
+}
+
+int tr_cache_is_stable(TrResolution how, const char *detail)
+{
+    switch (how) {
+    case TR_RES_INST_DICT:
+    case TR_RES_SLOT:
+    case TR_RES_CLASS_ATTR:
+        return 1;
+    case TR_RES_TYPE_DICT:
+        return strcmp(detail, "class_attr") == 0;
+    default:
+        return 0;
+    }
+}
+
+static int version_of(PyTypeObject *t, unsigned int *v)
+{
+    if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag == 0)
+        return 0;
+    *v = t->tp_version_tag;
+    return 1;
+}
+
+/* The instance dict of obj, borrowed, or NULL (no exception) when it has none. */
+static PyObject *instance_dict(PyObject *obj)
+{
+    if (PyType_Check(obj))
+        return NULL;   /* a class's namespace is not an instance dict */
+    PyObject **dp = _PyObject_GetDictPtr(obj);
+    return dp ? *dp : NULL;
+}
+
+int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
+                      TrResolution how, const char *detail)
+{
+    TrCache *c = run->cache;
+    if (c == NULL)
+        return 0;
+    CacheEntry e = {0};
+    e.how = how;
+    e.detail = detail;
+    e.type = Py_TYPE(obj);
+    if (!fault_on(run)) {
+        /* Without a valid version tag no guard can be checked: do not cache. */
+        if (!version_of(e.type, &e.type_version))
+            return 0;
+        if (how == TR_RES_TYPE_DICT && !version_of((PyTypeObject *)obj, &e.obj_version))
+            return 0;
+    }
+    e.dict = instance_dict(obj);
+    if (e.dict != NULL)
+        e.dict_version = ((PyDictObject *)e.dict)->ma_version_tag;
+    /* Own everything before dropping old entries: releasing them can run finalisers,
+     * which may change obj (then the versions taken above make the guard fail). */
+    e.obj = Py_NewRef(obj);
+    e.name = Py_NewRef(name);
+    e.value = tr_value_dup(*value);
+    Py_INCREF(e.type);
+    Py_XINCREF(e.dict);
+
+    Py_ssize_t i = cache_find(c, obj, name);
+    if (i >= 0)
+        cache_remove(c, i);
+    if (c->len >= TR_CACHE_MAX_ENTRIES)
+        cache_clear(c);
+    if (c->len == c->cap) {
+        Py_ssize_t cap = c->cap ? 2 * c->cap : 16;
+        CacheEntry *n = PyMem_RawRealloc(c->entries, (size_t)cap * sizeof *n);
+        if (n == NULL) {
+            entry_release(&e);
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->entries = n;
+        c->cap = cap;
+    }
+    c->entries[c->len++] = e;
+    return 0;
+}
+
+/* Whether the entry's guard still holds (cheap checks, no lookup). */
+static int guard_holds(const CacheEntry *e)
+{
+    unsigned int v;
+    if (Py_TYPE(e->obj) != e->type || !version_of(e->type, &v) || v != e->type_version)
+        return 0;
+    switch (e->how) {
+    case TR_RES_INST_DICT:
+    case TR_RES_CLASS_ATTR: {
+        PyObject *d = instance_dict(e->obj);
+        if (d != e->dict)
+            return 0;
+        return d == NULL || ((PyDictObject *)d)->ma_version_tag == e->dict_version;
+    }
+    case TR_RES_SLOT:
+        return 1;
+    case TR_RES_TYPE_DICT:
+        return version_of((PyTypeObject *)e->obj, &v) && v == e->obj_version;
+    default:
+        return 0;
+    }
+}
+
+/* str(o) for a message, never failing: falls back to <T object at 0x..>. New ref. */
+static PyObject *safe_str(PyObject *o)
+{
+    if (o == NULL)
+        return PyUnicode_FromString("<no value>");
+    PyObject *s = PyObject_Str(o);
+    if (s == NULL) {
+        PyErr_Clear();
+        s = PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(o)->tp_name, (void *)o);
+    }
+    return s;
+}
+
+/* Raises ProvenanceError "attribute NAME of TYPE object out of sync: A vs. B". */
+static void out_of_sync(PyObject *obj, PyObject *name, PyObject *cached, PyObject *now)
+{
+    /* str() may run user code that drops the cache's references: own them meanwhile. */
+    Py_INCREF(obj);
+    Py_INCREF(name);
+    Py_XINCREF(cached);
+    Py_XINCREF(now);
+    PyObject *a = safe_str(cached), *b = safe_str(now);
+    if (a != NULL && b != NULL)
+        PyErr_Format(tr_ProvenanceError ? tr_ProvenanceError : PyExc_AssertionError,
+                     "attribute %U of %s object out of sync: %U vs. %U", name,
+                     _PyType_Name(Py_TYPE(obj)), a, b);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_DECREF(obj);
+    Py_DECREF(name);
+    Py_XDECREF(cached);
+    Py_XDECREF(now);
+}
+
+/* What CPython's algorithm yields now for a stable entry, re-resolved without
+ * running user code: a new reference, or NULL (no exception) when the attribute
+ * would no longer resolve the same way (a data descriptor appeared, the value is
+ * gone). -1 in *err on a real error. */
+static PyObject *re_resolve(const CacheEntry *e, int *err)
+{
+    PyTypeObject *tp = Py_TYPE(e->obj);
+    PyObject *descr = _PyType_Lookup(tp, e->name);   /* borrowed */
+    PyObject *r = NULL;
+    *err = 0;
+    switch (e->how) {
+    case TR_RES_INST_DICT:
+    case TR_RES_CLASS_ATTR: {
+        if (descr != NULL && Py_TYPE(descr)->tp_descr_get != NULL &&
+            (e->how == TR_RES_CLASS_ATTR || PyDescr_IsData(descr)))
+            return NULL;
+        PyObject *d = instance_dict(e->obj);
+        if (d != NULL) {
+            r = PyDict_GetItemWithError(d, e->name);
+            if (r != NULL)
+                return e->how == TR_RES_INST_DICT ? Py_NewRef(r) : NULL;
+            if (PyErr_Occurred()) {
+                *err = -1;
+                return NULL;
+            }
+        }
+        return e->how == TR_RES_CLASS_ATTR ? Py_XNewRef(descr) : NULL;
+    }
+    case TR_RES_SLOT:
+        if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type))
+            return NULL;
+        r = Py_TYPE(descr)->tp_descr_get(descr, e->obj, (PyObject *)tp);
+        if (r == NULL)
+            PyErr_Clear();   /* an unset slot: not the cached value either */
+        return r;
+    case TR_RES_TYPE_DICT: {
+        if (descr != NULL && Py_TYPE(descr)->tp_descr_set != NULL)
+            return NULL;   /* a metatype data descriptor wins */
+        PyObject *a = _PyType_Lookup((PyTypeObject *)e->obj, e->name);
+        if (a == NULL || Py_TYPE(a)->tp_descr_get != NULL)
+            return NULL;
+        return Py_NewRef(a);
+    }
+    default:
+        return NULL;
+    }
+}
+
+int tr_cache_serve(TrRun *run, PyObject *obj, PyObject *name, TrValue *out)
+{
+    TrCache *c = run->cache;
+    Py_ssize_t i = cache_find(c, obj, name);
+    if (i < 0)
+        return 0;
+    CacheEntry *e = &c->entries[i];
+    /* Fault stale_class_attr: class attributes are served without guard or assertion,
+     * the quiet way (a tracer that forgot the class can change). */
+    if (TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) &&
+        (e->how == TR_RES_CLASS_ATTR || e->how == TR_RES_TYPE_DICT)) {
+        *out = tr_value_dup(e->value);
+        return 1;
+    }
+    if (!tr_cache_is_stable(e->how, e->detail) || !guard_holds(e)) {
+        cache_remove(c, i);
+        return 0;
+    }
+    int err;
+    PyObject *now = re_resolve(e, &err);
+    if (err < 0)
+        return -1;
+    if (now != e->value.obj) {
+        out_of_sync(obj, name, e->value.obj, now);
+        Py_XDECREF(now);
+        return -1;
+    }
+    Py_DECREF(now);
+    *out = tr_value_dup(e->value);
+    return 1;
+}
+
+int tr_cache_reconcile(TrRun *run, PyObject *obj, PyObject *name, TrValue *fresh)
+{
+    TrCache *c = run->cache;
+    if (c == NULL)
+        return 0;
+    Py_ssize_t i = cache_find(c, obj, name);
+    if (i < 0)
+        return tr_cache_remember(run, obj, name, fresh, fresh->prov ? fresh->prov->how
+                                 : TR_RES_NONE, fresh->prov ? fresh->prov->detail : "");
+    CacheEntry *e = &c->entries[i];
+    if (e->value.obj != fresh->obj) {
+        out_of_sync(obj, name, e->value.obj, fresh->obj);
+        return -1;
+    }
+    TrValue kept = tr_value_dup(e->value);
+    tr_value_clear(fresh);
+    *fresh = kept;
+    return 0;
+}

@@ -1,0 +1,60 @@
+/* tr_core.h: declarations shared inside the interpreter core (tr_eval.c, tr_call.c,
+ * tr_trace.c, tr_module.c, tr_exc.c). Not a contract with the other parts: those
+ * live in tr_value.h, tr_run.h, tr_eval.h, tr_attr.h and tr_faults.h. */
+#ifndef TR_CORE_H
+#define TR_CORE_H
+
+#include "tr_eval.h"
+
+/* ---- tr_trace.c: the recorded operations of one run ---- */
+TrTrace *tr_trace_new(void);            /* NULL with MemoryError set */
+void tr_trace_free(TrTrace *trace);      /* NULL-safe */
+/* The trace as text, one line per operation: a new str reference (NULL on error). */
+PyObject *tr_trace_text(const TrTrace *trace);
+/* Records a line with a formatted description (printf-like, a PyUnicode_FromFormat
+ * format). Returns 0, or -1 with an exception set. */
+int tr_trace_recordf(TrRun *run, const TrValue *result, const char *fmt, ...);
+
+/* ---- tr_opcodes.def: one X-macro list ---- */
+typedef enum {
+#define TR_OP(name, num, caches, status, why) TR_OP_##name = num,
+#include "tr_opcodes.def"
+#undef TR_OP
+} TrOpcode;
+const char *tr_opcode_name(int opcode);       /* static string, NULL when not an opcode */
+int tr_opcode_caches(int opcode);             /* inline CACHE entries after it */
+uint64_t tr_opcode_count(int opcode);         /* executions since module start */
+
+/* ---- tr_eval.c: frames ---- */
+typedef struct TrFrame TrFrame;
+/* Interprets one code object in a fresh frame. localsplus (nlocalsplus values, stolen)
+ * holds the bound arguments; func is borrowed (may be NULL for class bodies);
+ * locals is borrowed (NULL: optimised locals). 0 and *out, or -1. */
+int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals,
+                 PyObject *builtins, PyObject *locals, TrValue *localsplus, TrValue *out);
+/* The innermost interpreted frame (for zero-argument super()), or NULL. */
+TrFrame *tr_eval_current_frame(void);
+/* Zero-argument super(): finds __class__ and the first argument in the current
+ * interpreted frame. New references in *type and *obj, 0, or -1 (RuntimeError). */
+int tr_frame_super_args(TrFrame *f, TrValue *type, TrValue *obj);
+
+/* ---- tr_call.c ---- */
+/* Binds args to a fresh localsplus array for func (CPython's initialize_locals):
+ * a new array of co_nlocalsplus values (PyMem_Free it after releasing them). */
+TrValue *tr_call_bind(PyFunctionObject *func, const TrValue *args, Py_ssize_t nargs,
+                      PyObject *kwnames);
+/* 1 if calling callable with these plain args is known to run no user code. */
+int tr_call_is_pure(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
+                    PyObject *kwnames);
+/* 1 if an operation on these operands cannot run user code (builtin scalars and
+ * exact builtin containers with scalar partners). b may be NULL. */
+int tr_is_plain_operands(PyObject *a, PyObject *b);
+int tr_call_init(void);                 /* caches the lookaside targets; 0 or -1 */
+
+/* New provenance record or NULL with MemoryError. */
+static inline TrProv *tr_prov_simple(TrProvKind kind, TrProv *base)
+{
+    return tr_prov_new(kind, base, NULL, NULL, 0);
+}
+
+#endif

@@ -1,0 +1,1821 @@
+/* tr_eval.c: the interpreter loop over CPython 3.11 bytecode, every value a TrValue.
+ *
+ * Mirrors Python/ceval.c (v3.11): one case per opcode (the list is tr_opcodes.def),
+ * each either dispatching or going to `error`, with its stack effect in a comment.
+ * It reads the ORIGINAL bytecode (PyCode_GetCode), skipping the inline CACHE entries,
+ * so run-time quickening never shows. Errors go through the 3.11 exception table;
+ * each frame an exception passes through adds a traceback entry naming the program's
+ * code, so the innermost entry of a program's exception is in the program's file.
+ * The tracer's own errors (LimitExceeded, Unsupported, ProvenanceError) skip the
+ * program's handlers and add no traceback entry.
+ *
+ * Anything that can run user code goes through tr_call (calls), tr_attr_* (attribute
+ * access) or an opaque C-API call followed by tr_attr_note_escape when the operands
+ * are not plain builtins. Set TFJIT_LLTRACE=1 to print every instruction with the
+ * stack and its provenance (CPython's lltrace).
+ */
+#include "tr_frame.h"
+#include "tr_attr.h"
+
+/* ---- the opcode table (tr_opcodes.def) ---- */
+
+static const char *const op_names[256] = {
+#define TR_OP(name, num, caches, status, why) [num] = #name,
+#include "tr_opcodes.def"
+#undef TR_OP
+};
+static const unsigned char op_caches[256] = {
+#define TR_OP(name, num, caches, status, why) [num] = caches,
+#include "tr_opcodes.def"
+#undef TR_OP
+};
+static uint64_t op_counts[256];
+
+const char *tr_opcode_name(int opcode)
+{
+    return (opcode >= 0 && opcode < 256) ? op_names[opcode] : NULL;
+}
+
+int tr_opcode_caches(int opcode)
+{
+    return (opcode >= 0 && opcode < 256) ? op_caches[opcode] : 0;
+}
+
+uint64_t tr_opcode_count(int opcode)
+{
+    return (opcode >= 0 && opcode < 256) ? op_counts[opcode] : 0;
+}
+
+/* ---- frames ---- */
+
+static TrFrame *current_frame;   /* innermost interpreted frame (the GIL serialises) */
+static int lltrace = -1;         /* TFJIT_LLTRACE, read once */
+
+TrFrame *tr_eval_current_frame(void)
+{
+    return current_frame;
+}
+
+int tr_frame_super_args(TrFrame *f, TrValue *type, TrValue *obj)
+{
+    PyCodeObject *co;
+    if (f == NULL || (co = f->code)->co_argcount == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "super(): no arguments");
+        return -1;
+    }
+    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(co->co_localspluskinds);
+    TrValue first = f->localsplus[0];
+    PyObject *self = first.obj;
+    if (self != NULL && (kinds[0] & TR_FAST_CELL) && PyCell_Check(self))
+        self = PyCell_GET(self);
+    if (self == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "super(): arg[0] deleted");
+        return -1;
+    }
+    for (int i = co->co_nlocals; i < f->nlocalsplus; i++) {
+        PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, i);
+        if (!(kinds[i] & TR_FAST_FREE) || !_PyUnicode_EqualToASCIIString(name, "__class__"))
+            continue;
+        PyObject *cell = f->localsplus[i].obj;
+        PyObject *cls = cell != NULL && PyCell_Check(cell) ? PyCell_GET(cell) : NULL;
+        if (cls == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "super(): empty __class__ cell");
+            return -1;
+        }
+        if (!PyType_Check(cls)) {
+            PyErr_Format(PyExc_RuntimeError, "super(): __class__ is not a type (%s)",
+                         Py_TYPE(cls)->tp_name);
+            return -1;
+        }
+        *type = tr_value_new(Py_NewRef(cls), tr_prov_new(TR_PROV_CELL, NULL, NULL, name, 0));
+        *obj = tr_value_new(Py_NewRef(self), (tr_prov_incref(first.prov), first.prov));
+        return 0;
+    }
+    PyErr_SetString(PyExc_RuntimeError, "super(): __class__ cell not found");
+    return -1;
+}
+
+/* ---- helpers of the loop ---- */
+
+/* A new provenance record, or NULL when memory ran out: provenance is best effort
+ * (the value stays correct, its origin becomes unknown), never a program error. */
+static TrProv *mkprov(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
+{
+    TrProv *p = tr_prov_new(kind, base, arg, name, index);
+    if (p == NULL)
+        PyErr_Clear();
+    return p;
+}
+
+static void lltrace_print(TrFrame *f, int op, int oparg)
+{
+    fprintf(stderr, "%d: %s %d  stack=[", f->lasti, op_names[op] ? op_names[op] : "?", oparg);
+    for (int i = 0; i < f->sp; i++) {
+        TrValue v = f->stack[i];
+        PyObject *r = v.obj != NULL ? tr_prov_repr(v.prov) : NULL;
+        fprintf(stderr, "%s%s:%s", i ? ", " : "", v.obj ? Py_TYPE(v.obj)->tp_name : "NULL",
+                r != NULL ? PyUnicode_AsUTF8(r) : "-");
+        Py_XDECREF(r);
+        PyErr_Clear();
+    }
+    fprintf(stderr, "]\n");
+}
+
+/* TFJIT_LLTRACE mode: the stack effect of the instruction just executed must be the
+ * compiler's (PyCompile_OpcodeStackEffectWithJump). The compiler books a call's pops
+ * on PRECALL (-oparg) and CALL (-1), the loop does them all in CALL; RETURN_GENERATOR
+ * pushes the first sent value here (CPython pushes it when resuming). */
+static void check_stack_effect(TrFrame *f, int op, int oparg, int sp_before, int jumped)
+{
+    int expected = PyCompile_OpcodeStackEffectWithJump(op, oparg, jumped);
+    if (op == TR_OP_PRECALL)
+        expected = 0;
+    else if (op == TR_OP_CALL)
+        expected = -1 - oparg;
+    else if (op == TR_OP_RETURN_GENERATOR)
+        expected = 1;
+    if (f->sp - sp_before != expected) {
+        fprintf(stderr, "tracefuzz: %s %d changed the stack by %d, the compiler says %d\n",
+                op_names[op], oparg, f->sp - sp_before, expected);
+        abort();
+    }
+}
+
+static void unbound_local(PyCodeObject *co, int i)
+{
+    PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, i);
+    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(co->co_localspluskinds);
+    if (kinds[i] & TR_FAST_FREE)
+        PyErr_Format(PyExc_NameError,
+                     "cannot access free variable '%S' where it is not associated with a value"
+                     " in enclosing scope", name);
+    else
+        PyErr_Format(PyExc_UnboundLocalError,
+                     "cannot access local variable '%S' where it is not associated with a value",
+                     name);
+}
+
+/* BINARY_OP's operation by oparg (NB_ADD ... NB_INPLACE_XOR): a new reference or NULL. */
+static PyObject *binary_op(int oparg, PyObject *a, PyObject *b)
+{
+    switch (oparg) {
+    case 0: return PyNumber_Add(a, b);
+    case 1: return PyNumber_And(a, b);
+    case 2: return PyNumber_FloorDivide(a, b);
+    case 3: return PyNumber_Lshift(a, b);
+    case 4: return PyNumber_MatrixMultiply(a, b);
+    case 5: return PyNumber_Multiply(a, b);
+    case 6: return PyNumber_Remainder(a, b);
+    case 7: return PyNumber_Or(a, b);
+    case 8: return PyNumber_Power(a, b, Py_None);
+    case 9: return PyNumber_Rshift(a, b);
+    case 10: return PyNumber_Subtract(a, b);
+    case 11: return PyNumber_TrueDivide(a, b);
+    case 12: return PyNumber_Xor(a, b);
+    case 13: return PyNumber_InPlaceAdd(a, b);
+    case 14: return PyNumber_InPlaceAnd(a, b);
+    case 15: return PyNumber_InPlaceFloorDivide(a, b);
+    case 16: return PyNumber_InPlaceLshift(a, b);
+    case 17: return PyNumber_InPlaceMatrixMultiply(a, b);
+    case 18: return PyNumber_InPlaceMultiply(a, b);
+    case 19: return PyNumber_InPlaceRemainder(a, b);
+    case 20: return PyNumber_InPlaceOr(a, b);
+    case 21: return PyNumber_InPlacePower(a, b, Py_None);
+    case 22: return PyNumber_InPlaceRshift(a, b);
+    case 23: return PyNumber_InPlaceSubtract(a, b);
+    case 24: return PyNumber_InPlaceTrueDivide(a, b);
+    case 25: return PyNumber_InPlaceXor(a, b);
+    }
+    PyErr_Format(PyExc_SystemError, "tracer: bad BINARY_OP oparg %d", oparg);
+    return NULL;
+}
+
+static const char *const binop_symbols[26] = {
+    "+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^",
+    "+=", "&=", "//=", "<<=", "@=", "*=", "%=", "|=", "**=", ">>=", "-=", "/=", "^=",
+};
+static const char *const cmp_symbols[6] = {"<", "<=", "==", "!=", ">", ">="};
+
+/* A provenance record with a static symbol as its name (BINOP / UNOP). */
+static TrProv *prov_op(TrProvKind kind, TrProv *a, TrProv *b, const char *sym, int index)
+{
+    PyObject *name = PyUnicode_InternFromString(sym);
+    if (name == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    TrProv *p = mkprov(kind, a, b, name, index);
+    Py_DECREF(name);
+    return p;
+}
+
+/* The globals lookup of LOAD_GLOBAL / LOAD_NAME: new ref, *builtin says where it
+ * was found; NULL without exception when absent. */
+static PyObject *load_global(TrFrame *f, PyObject *name, int *builtin)
+{
+    PyObject *v;
+    *builtin = 0;
+    if (PyDict_CheckExact(f->globals)) {
+        v = PyDict_GetItemWithError(f->globals, name);
+        if (v != NULL)
+            return Py_NewRef(v);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    else {
+        v = PyObject_GetItem(f->globals, name);
+        if (v != NULL)
+            return v;
+        if (!PyErr_ExceptionMatches(PyExc_KeyError))
+            return NULL;
+        PyErr_Clear();
+    }
+    *builtin = 1;
+    if (PyDict_CheckExact(f->builtins)) {
+        v = PyDict_GetItemWithError(f->builtins, name);
+        return v != NULL ? Py_NewRef(v) : NULL;
+    }
+    v = PyObject_GetItem(f->builtins, name);
+    if (v == NULL && PyErr_ExceptionMatches(PyExc_KeyError))
+        PyErr_Clear();
+    return v;
+}
+
+/* CALL_FUNCTION_EX: flattens callargs (a tuple) and kwargs (a dict) into a vector
+ * and calls through tr_call. */
+static int call_ex(TrRun *run, TrValue func, TrValue callargs, TrValue kwargs, TrValue *out)
+{
+    PyObject *args = NULL, *kw = NULL, *kwnames = NULL;
+    TrValue *vec = NULL;
+    Py_ssize_t nargs = 0, nkw = 0;
+    int rc = -1;
+    if (PyTuple_CheckExact(callargs.obj)) {
+        args = Py_NewRef(callargs.obj);
+    }
+    else {
+        if (Py_TYPE(callargs.obj)->tp_iter == NULL && !PySequence_Check(callargs.obj)) {
+            PyObject *fs = _PyObject_FunctionStr(func.obj);
+            if (fs != NULL) {
+                PyErr_Format(PyExc_TypeError, "%U argument after * must be an iterable, not %.200s",
+                             fs, Py_TYPE(callargs.obj)->tp_name);
+                Py_DECREF(fs);
+            }
+            goto done;
+        }
+        args = PySequence_Tuple(callargs.obj);
+        if (args == NULL)
+            goto done;
+    }
+    if (kwargs.obj != NULL) {
+        if (PyDict_CheckExact(kwargs.obj)) {
+            kw = Py_NewRef(kwargs.obj);
+        }
+        else {
+            kw = PyDict_New();
+            if (kw == NULL)
+                goto done;
+            if (_PyDict_MergeEx(kw, kwargs.obj, 2) < 0) {
+                tr_op_dict_merge_error(func.obj, kwargs.obj);
+                goto done;
+            }
+        }
+        nkw = PyDict_GET_SIZE(kw);
+    }
+    nargs = PyTuple_GET_SIZE(args);
+    vec = PyMem_Calloc((size_t)(nargs + nkw + 1), sizeof(TrValue));
+    if (vec == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        vec[i] = tr_value_new(Py_NewRef(PyTuple_GET_ITEM(args, i)),
+                              mkprov(TR_PROV_UNPACK, callargs.prov, NULL, NULL, (int)i));
+    if (nkw) {
+        kwnames = PyTuple_New(nkw);
+        if (kwnames == NULL)
+            goto done;
+        Py_ssize_t pos = 0, i = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(kw, &pos, &k, &v)) {
+            if (!PyUnicode_Check(k)) {
+                PyErr_Format(PyExc_TypeError, "keywords must be strings");
+                goto done;
+            }
+            PyTuple_SET_ITEM(kwnames, i, Py_NewRef(k));
+            vec[nargs + i] = tr_value_new(Py_NewRef(v),
+                                          mkprov(TR_PROV_SUBSCR, kwargs.prov, NULL, k, 0));
+            i++;
+        }
+    }
+    rc = tr_call(run, func, vec, nargs + nkw, kwnames, out);
+done:
+    if (vec != NULL) {
+        for (Py_ssize_t i = 0; i < nargs + nkw; i++)
+            tr_value_clear(&vec[i]);
+        PyMem_Free(vec);
+    }
+    Py_XDECREF(args);
+    Py_XDECREF(kw);
+    Py_XDECREF(kwnames);
+    return rc;
+}
+
+/* The result of an opaque operation on a and b: tell the attribute cache when it may
+ * have run user code. */
+static void note_opaque(TrRun *run, PyObject *a, PyObject *b)
+{
+    if (!tr_is_plain_operands(a, b))
+        tr_attr_note_escape(run);
+}
+
+/* Records "RAISE KeyError in f line 3" for the exception being raised, keeping it. */
+static void record_exception(TrRun *run, TrFrame *f, const char *what)
+{
+    if (run->trace == NULL)
+        return;
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    int line = PyCode_Addr2Line(f->code, f->lasti * (int)sizeof(_Py_CODEUNIT));
+    if (tr_trace_recordf(run, NULL, "%s %s in %U line %d", what,
+                         et != NULL ? ((PyTypeObject *)et)->tp_name : "?", f->code->co_qualname,
+                         line) < 0)
+        PyErr_Clear();
+    PyErr_Restore(et, ev, etb);
+}
+
+/* ---- the loop ---- */
+
+/* Stack access: values are owned by the stack slots. */
+#define STACK_LEVEL() (f->sp)
+#define TOP() (f->stack[f->sp - 1])
+#define SECOND() (f->stack[f->sp - 2])
+#define PEEK(n) (f->stack[f->sp - (n)])
+#define PUSH(v) do { \
+        TrValue pushed_ = (v);   /* evaluated before sp moves: PUSH(PEEK(n)) is safe */ \
+        if (f->sp >= f->stacksize) \
+            stack_overflow(f); \
+        f->stack[f->sp++] = pushed_; \
+    } while (0)
+#define POP() (f->stack[--f->sp])
+#define PUSH_OBJ(o, p) PUSH(tr_value_new((o), (p)))
+#define DISPATCH() goto dispatch
+#define JUMPBY(n) (next += (n))
+#define GETNAME(i) PyTuple_GET_ITEM(co->co_names, (i))
+#define CLEAR_VALUE(v) do { TrValue tmp_ = (v); tr_value_clear(&tmp_); } while (0)
+
+static void stack_overflow(TrFrame *f)
+{
+    fprintf(stderr, "tracefuzz: tracer stack overflow in %s (stacksize %d)\n",
+            PyUnicode_AsUTF8(f->code->co_qualname), f->stacksize);
+    abort();
+}
+
+static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out);
+
+int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
+                  PyObject *builtins, PyObject *locals, TrValue *localsplus)
+{
+    memset(f, 0, sizeof *f);
+    f->nlocalsplus = co->co_nlocalsplus;
+    f->localsplus = localsplus;
+    f->codebytes = PyCode_GetCode(co);
+    if (f->codebytes == NULL)
+        return -1;
+    f->stacksize = co->co_stacksize + 1;
+    f->stack = PyMem_Calloc((size_t)f->stacksize, sizeof(TrValue));
+    if (f->stack == NULL) {
+        Py_CLEAR(f->codebytes);
+        PyErr_NoMemory();
+        return -1;
+    }
+    f->code = (PyCodeObject *)Py_NewRef(co);
+    f->func = Py_XNewRef(func);
+    f->globals = Py_NewRef(globals);
+    f->builtins = Py_NewRef(builtins);
+    f->locals = Py_XNewRef(locals);
+    f->instr = (const unsigned char *)PyBytes_AS_STRING(f->codebytes);
+    f->ninstr = (int)(PyBytes_GET_SIZE(f->codebytes) / 2);
+    return 0;
+}
+
+void tr_frame_clear(TrFrame *f)
+{
+    if (f->stack != NULL) {
+        for (int i = 0; i < f->sp; i++)
+            tr_value_clear(&f->stack[i]);
+        PyMem_Free(f->stack);
+        f->stack = NULL;
+    }
+    f->sp = 0;
+    if (f->localsplus != NULL) {
+        for (int i = 0; i < f->nlocalsplus; i++)
+            tr_value_clear(&f->localsplus[i]);
+    }
+    Py_CLEAR(f->code);
+    Py_CLEAR(f->func);
+    Py_CLEAR(f->globals);
+    Py_CLEAR(f->builtins);
+    Py_CLEAR(f->locals);
+    Py_CLEAR(f->codebytes);
+    Py_CLEAR(f->fast_locals_dict);
+}
+
+int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
+{
+    out->obj = NULL;
+    out->prov = NULL;
+    if (run->depth >= run->max_depth) {
+        PyErr_Format(tr_LimitExceeded, "traced call depth exceeded %d", run->max_depth);
+        return -1;
+    }
+    if (Py_EnterRecursiveCall(" in traced code"))
+        return -1;
+    f->prev = current_frame;
+    current_frame = f;
+    run->depth++;
+    int rc = run_frame(run, f, throwing, out);
+    run->depth--;
+    current_frame = f->prev;
+    f->prev = NULL;
+    Py_LeaveRecursiveCall();
+    return rc;
+}
+
+int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals,
+                 PyObject *builtins, PyObject *locals, TrValue *localsplus, TrValue *out)
+{
+    TrFrame frame;
+    int rc = -1;
+    out->obj = NULL;
+    out->prov = NULL;
+    if (tr_frame_init(&frame, co, func, globals, builtins, locals, localsplus) == 0) {
+        rc = tr_frame_run(run, &frame, 0, out);
+        if (rc == 1) {
+            /* Only generator frames (tr_gen.c) may yield. */
+            fprintf(stderr, "tracefuzz: a function frame yielded\n");
+            abort();
+        }
+    }
+    tr_frame_clear(&frame);
+    /* tr_frame_init may fail before owning the values: release them all the same. */
+    for (int i = 0; i < co->co_nlocalsplus; i++)
+        tr_value_clear(&localsplus[i]);
+    return rc;
+}
+
+/* Runs f from f->next until it returns (0, *out the value), yields (1, *out the value,
+ * f->next where to resume) or fails (-1). throwing: resume with the exception already
+ * set, raised at the suspended instruction (generator.throw). */
+static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
+{
+    PyCodeObject *co = f->code;
+    TrValue *fastlocals = f->localsplus;
+    int next = f->next, op = 0, oparg = 0;
+    int here = f->lasti;   /* the executing instruction: handlers are looked up for it,
+                              even after RERAISE restored f->lasti (INSTR_OFFSET()-1) */
+    int rc = -1;
+    /* The exception being handled when the frame started: restored if the tracer's
+     * own error unwinds the frame from inside an except block. */
+    PyObject *saved_handled = PyErr_GetHandledException();
+    if (lltrace < 0) {
+        const char *e = getenv("TFJIT_LLTRACE");
+        lltrace = e != NULL && e[0] == '1';
+    }
+    /* Debug mode checks each instruction's stack effect against the compiler's. */
+    int check_effect = 0, prev_op = 0, prev_oparg = 0, prev_sp = 0, prev_fallthrough = 0;
+    if (throwing)
+        goto error;
+
+dispatch:
+    if (lltrace && check_effect)
+        check_stack_effect(f, prev_op, prev_oparg, prev_sp, next != prev_fallthrough);
+    if (next < 0 || next >= f->ninstr) {
+        fprintf(stderr, "tracefuzz: tracer jumped outside the code of %s (%d)\n",
+                PyUnicode_AsUTF8(co->co_qualname), next);
+        abort();
+    }
+    op = f->instr[2 * next];
+    oparg = f->instr[2 * next + 1];
+    here = f->lasti = next++;
+    while (op == TR_OP_EXTENDED_ARG) {
+        op = f->instr[2 * next];
+        oparg = (oparg << 8) | f->instr[2 * next + 1];
+        here = f->lasti = next++;
+        op_counts[TR_OP_EXTENDED_ARG]++;
+    }
+    next += op_caches[op];
+    op_counts[op]++;
+    if (--run->budget < 0) {
+        run->budget = 0;
+        PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");
+        goto error;
+    }
+    if (lltrace) {
+        lltrace_print(f, op, oparg);
+        check_effect = 1;
+        prev_op = op;
+        prev_oparg = oparg;
+        prev_sp = f->sp;
+        prev_fallthrough = next;
+    }
+
+    switch ((TrOpcode)op) {
+
+    case TR_OP_NOP:
+    case TR_OP_RESUME:
+    case TR_OP_EXTENDED_ARG:
+        DISPATCH();
+
+    case TR_OP_POP_TOP:            /* (v -- ) */
+        CLEAR_VALUE(POP());
+        DISPATCH();
+
+    case TR_OP_PUSH_NULL:          /* ( -- NULL) */
+        PUSH_OBJ(NULL, NULL);
+        DISPATCH();
+
+    case TR_OP_LOAD_FAST: {        /* ( -- v) */
+        TrValue v = fastlocals[oparg];
+        if (v.obj == NULL) {
+            unbound_local(co, oparg);
+            goto error;
+        }
+        PUSH(tr_value_dup(v));
+        DISPATCH();
+    }
+
+    case TR_OP_STORE_FAST: {       /* (v -- ) */
+        TrValue old = fastlocals[oparg];
+        fastlocals[oparg] = POP();
+        tr_value_clear(&old);
+        DISPATCH();
+    }
+
+    case TR_OP_DELETE_FAST: {      /* ( -- ) */
+        if (fastlocals[oparg].obj == NULL) {
+            unbound_local(co, oparg);
+            goto error;
+        }
+        tr_value_clear(&fastlocals[oparg]);
+        DISPATCH();
+    }
+
+    case TR_OP_LOAD_CONST: {       /* ( -- v) */
+        PyObject *c = PyTuple_GET_ITEM(co->co_consts, oparg);
+        PUSH_OBJ(Py_NewRef(c), mkprov(TR_PROV_CONST, NULL, NULL, NULL, oparg));
+        DISPATCH();
+    }
+
+    case TR_OP_LOAD_GLOBAL: {      /* ( -- [NULL] v) */
+        PyObject *name = GETNAME(oparg >> 1);
+        int builtin;
+        PyObject *v = load_global(f, name, &builtin);
+        if (v == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+            goto error;
+        }
+        if (oparg & 1)
+            PUSH_OBJ(NULL, NULL);
+        PUSH_OBJ(v, mkprov(builtin ? TR_PROV_BUILTIN : TR_PROV_GLOBAL, NULL, NULL, name, 0));
+        if (tr_trace_recordf(run, &TOP(), "LOAD_GLOBAL %U", name) < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_STORE_GLOBAL: {     /* (v -- ) */
+        TrValue v = POP();
+        int err = PyDict_SetItem(f->globals, GETNAME(oparg), v.obj);
+        tr_value_clear(&v);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_DELETE_GLOBAL: {    /* ( -- ) */
+        PyObject *name = GETNAME(oparg);
+        if (PyDict_DelItem(f->globals, name) < 0) {
+            if (PyErr_ExceptionMatches(PyExc_KeyError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+            }
+            goto error;
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_LOAD_NAME: {        /* ( -- v) */
+        PyObject *name = GETNAME(oparg);
+        PyObject *v = NULL;
+        TrProv *p = NULL;
+        if (f->locals == NULL) {
+            PyErr_Format(PyExc_SystemError, "no locals when loading %R", name);
+            goto error;
+        }
+        v = PyObject_GetItem(f->locals, name);
+        if (v == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_KeyError))
+                goto error;
+            PyErr_Clear();
+            int builtin;
+            v = load_global(f, name, &builtin);
+            if (v == NULL) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+                goto error;
+            }
+            p = mkprov(builtin ? TR_PROV_BUILTIN : TR_PROV_GLOBAL, NULL, NULL, name, 0);
+        }
+        else {
+            p = mkprov(TR_PROV_SUBSCR, NULL, NULL, name, 0);
+        }
+        PUSH_OBJ(v, p);
+        DISPATCH();
+    }
+
+    case TR_OP_STORE_NAME: {       /* (v -- ) */
+        PyObject *name = GETNAME(oparg);
+        if (f->locals == NULL) {
+            PyErr_Format(PyExc_SystemError, "no locals found when storing %R", name);
+            goto error;
+        }
+        TrValue v = POP();
+        int err = PyObject_SetItem(f->locals, name, v.obj);
+        tr_value_clear(&v);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_DELETE_NAME: {      /* ( -- ) */
+        PyObject *name = GETNAME(oparg);
+        if (f->locals == NULL) {
+            PyErr_Format(PyExc_SystemError, "no locals when deleting %R", name);
+            goto error;
+        }
+        if (PyObject_DelItem(f->locals, name) < 0) {
+            if (PyErr_ExceptionMatches(PyExc_KeyError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+            }
+            goto error;
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_MAKE_CELL: {        /* ( -- ): wraps the slot's value in a new cell */
+        TrValue old = fastlocals[oparg];
+        PyObject *cell = PyCell_New(old.obj);
+        if (cell == NULL)
+            goto error;
+        fastlocals[oparg] = tr_value_new(cell, NULL);
+        tr_value_clear(&old);
+        DISPATCH();
+    }
+
+    case TR_OP_COPY_FREE_VARS: {   /* ( -- ): the function's closure into the free slots */
+        PyObject *closure = f->func != NULL ? ((PyFunctionObject *)f->func)->func_closure : NULL;
+        if (closure == NULL || PyTuple_GET_SIZE(closure) < oparg) {
+            PyErr_SetString(PyExc_SystemError, "tracer: COPY_FREE_VARS without a closure");
+            goto error;
+        }
+        int offset = co->co_nlocalsplus - oparg;
+        for (int i = 0; i < oparg; i++) {
+            TrValue old = fastlocals[offset + i];
+            fastlocals[offset + i] = tr_value_new(Py_NewRef(PyTuple_GET_ITEM(closure, i)), NULL);
+            tr_value_clear(&old);
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_LOAD_CLOSURE: {     /* ( -- cell) */
+        TrValue v = fastlocals[oparg];
+        if (v.obj == NULL) {
+            unbound_local(co, oparg);
+            goto error;
+        }
+        PUSH(tr_value_dup(v));
+        DISPATCH();
+    }
+
+    case TR_OP_LOAD_DEREF: {       /* ( -- v) */
+        PyObject *cell = fastlocals[oparg].obj;
+        PyObject *v = cell != NULL ? PyCell_GET(cell) : NULL;
+        if (v == NULL) {
+            unbound_local(co, oparg);
+            goto error;
+        }
+        PUSH_OBJ(Py_NewRef(v), mkprov(TR_PROV_CELL, NULL, NULL,
+                                      PyTuple_GET_ITEM(co->co_localsplusnames, oparg), 0));
+        DISPATCH();
+    }
+
+    case TR_OP_LOAD_CLASSDEREF: {  /* ( -- v): the class body's mapping, then the cell */
+        PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, oparg);
+        PyObject *v = NULL;
+        if (f->locals != NULL) {
+            v = PyObject_GetItem(f->locals, name);
+            if (v == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_KeyError))
+                    goto error;
+                PyErr_Clear();
+            }
+        }
+        if (v == NULL) {
+            PyObject *cell = fastlocals[oparg].obj;
+            v = cell != NULL ? PyCell_GET(cell) : NULL;
+            if (v == NULL) {
+                unbound_local(co, oparg);
+                goto error;
+            }
+            Py_INCREF(v);
+        }
+        PUSH_OBJ(v, mkprov(TR_PROV_CELL, NULL, NULL, name, 0));
+        DISPATCH();
+    }
+
+    case TR_OP_STORE_DEREF: {      /* (v -- ) */
+        TrValue v = POP();
+        PyObject *cell = fastlocals[oparg].obj;
+        PyObject *old = PyCell_GET(cell);
+        PyCell_SET(cell, v.obj);   /* steals */
+        Py_XDECREF(old);
+        tr_prov_decref(v.prov);
+        DISPATCH();
+    }
+
+    case TR_OP_DELETE_DEREF: {     /* ( -- ) */
+        PyObject *cell = fastlocals[oparg].obj;
+        PyObject *old = PyCell_GET(cell);
+        if (old == NULL) {
+            unbound_local(co, oparg);
+            goto error;
+        }
+        PyCell_SET(cell, NULL);
+        Py_DECREF(old);
+        DISPATCH();
+    }
+
+    case TR_OP_UNARY_POSITIVE:     /* (v -- r) */
+    case TR_OP_UNARY_NEGATIVE:
+    case TR_OP_UNARY_INVERT:
+    case TR_OP_UNARY_NOT: {
+        TrValue v = TOP();
+        PyObject *r;
+        const char *sym;
+        if (op == TR_OP_UNARY_NOT) {
+            int t = PyObject_IsTrue(v.obj);
+            r = t < 0 ? NULL : Py_NewRef(t ? Py_False : Py_True);
+            sym = "not";
+        }
+        else if (op == TR_OP_UNARY_POSITIVE) {
+            r = PyNumber_Positive(v.obj);
+            sym = "+";
+        }
+        else if (op == TR_OP_UNARY_NEGATIVE) {
+            r = PyNumber_Negative(v.obj);
+            sym = "-";
+        }
+        else {
+            r = PyNumber_Invert(v.obj);
+            sym = "~";
+        }
+        note_opaque(run, v.obj, NULL);
+        if (r == NULL)
+            goto error;
+        TOP() = tr_value_new(r, prov_op(TR_PROV_UNOP, v.prov, NULL, sym, op));
+        tr_value_clear(&v);
+        DISPATCH();
+    }
+
+    case TR_OP_BINARY_OP: {        /* (a b -- r) */
+        TrValue b = POP(), a = TOP();
+        PyObject *r = binary_op(oparg, a.obj, b.obj);
+        note_opaque(run, a.obj, b.obj);
+        if (r == NULL) {
+            tr_value_clear(&b);
+            goto error;
+        }
+        TOP() = tr_value_new(r, prov_op(TR_PROV_BINOP, a.prov, b.prov,
+                                        oparg < 26 ? binop_symbols[oparg] : "?", oparg));
+        tr_value_clear(&a);
+        tr_value_clear(&b);
+        DISPATCH();
+    }
+
+    case TR_OP_COMPARE_OP: {       /* (a b -- r) */
+        TrValue b = POP(), a = TOP();
+        if (oparg > Py_GE) {
+            PyErr_SetString(PyExc_SystemError, "tracer: bad COMPARE_OP");
+            tr_value_clear(&b);
+            goto error;
+        }
+        PyObject *r = PyObject_RichCompare(a.obj, b.obj, oparg);
+        note_opaque(run, a.obj, b.obj);
+        if (r == NULL) {
+            tr_value_clear(&b);
+            goto error;
+        }
+        TOP() = tr_value_new(r, prov_op(TR_PROV_BINOP, a.prov, b.prov, cmp_symbols[oparg], oparg));
+        tr_value_clear(&a);
+        tr_value_clear(&b);
+        DISPATCH();
+    }
+
+    case TR_OP_IS_OP: {            /* (a b -- bool) */
+        TrValue b = POP(), a = TOP();
+        int res = (a.obj == b.obj) ^ oparg;
+        TOP() = tr_value_new(Py_NewRef(res ? Py_True : Py_False),
+                             prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "is not" : "is", 0));
+        tr_value_clear(&a);
+        tr_value_clear(&b);
+        DISPATCH();
+    }
+
+    case TR_OP_CONTAINS_OP: {      /* (a container -- bool) */
+        TrValue b = POP(), a = TOP();
+        int res = PySequence_Contains(b.obj, a.obj);
+        note_opaque(run, b.obj, a.obj);
+        if (res < 0) {
+            tr_value_clear(&b);
+            goto error;
+        }
+        res ^= oparg;
+        TOP() = tr_value_new(Py_NewRef(res ? Py_True : Py_False),
+                             prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "not in" : "in", 0));
+        tr_value_clear(&a);
+        tr_value_clear(&b);
+        DISPATCH();
+    }
+
+    case TR_OP_BINARY_SUBSCR: {    /* (container key -- v) */
+        TrValue key = POP(), c = TOP();
+        PyObject *r = PyObject_GetItem(c.obj, key.obj);
+        note_opaque(run, c.obj, key.obj);
+        if (r == NULL) {
+            tr_value_clear(&key);
+            goto error;
+        }
+        TOP() = tr_value_new(r, mkprov(TR_PROV_SUBSCR, c.prov, key.prov, NULL, 0));
+        tr_value_clear(&c);
+        tr_value_clear(&key);
+        if (tr_trace_record(run, "BINARY_SUBSCR", &TOP()) < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_STORE_SUBSCR: {     /* (v container key -- ) */
+        TrValue key = POP(), c = POP(), v = POP();
+        int err = PyObject_SetItem(c.obj, key.obj, v.obj);
+        if (PyDict_Check(c.obj))
+            tr_attr_note_dict_write(run, c.obj);
+        note_opaque(run, c.obj, key.obj);
+        tr_value_clear(&key);
+        tr_value_clear(&c);
+        tr_value_clear(&v);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_DELETE_SUBSCR: {    /* (container key -- ) */
+        TrValue key = POP(), c = POP();
+        int err = PyObject_DelItem(c.obj, key.obj);
+        if (PyDict_Check(c.obj))
+            tr_attr_note_dict_write(run, c.obj);
+        note_opaque(run, c.obj, key.obj);
+        tr_value_clear(&key);
+        tr_value_clear(&c);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_GET_LEN: {          /* (v -- v len) */
+        Py_ssize_t n = PyObject_Length(TOP().obj);
+        note_opaque(run, TOP().obj, NULL);
+        if (n < 0)
+            goto error;
+        PyObject *r = PyLong_FromSsize_t(n);
+        if (r == NULL)
+            goto error;
+        PUSH_OBJ(r, prov_op(TR_PROV_UNOP, TOP().prov, NULL, "len", op));
+        DISPATCH();
+    }
+
+    case TR_OP_BUILD_TUPLE:        /* (v*n -- tuple) */
+    case TR_OP_BUILD_LIST: {       /* (v*n -- list) */
+        PyObject *r = op == TR_OP_BUILD_TUPLE ? PyTuple_New(oparg) : PyList_New(oparg);
+        if (r == NULL)
+            goto error;
+        for (int i = oparg; i > 0; i--) {
+            TrValue v = POP();
+            if (op == TR_OP_BUILD_TUPLE)
+                PyTuple_SET_ITEM(r, i - 1, v.obj);
+            else
+                PyList_SET_ITEM(r, i - 1, v.obj);
+            tr_prov_decref(v.prov);
+        }
+        PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
+        DISPATCH();
+    }
+
+    case TR_OP_BUILD_SET: {        /* (v*n -- set) */
+        PyObject *r = PySet_New(NULL);
+        int err = r == NULL ? -1 : 0;
+        for (int i = oparg; i > 0; i--) {
+            if (err == 0)
+                err = PySet_Add(r, PEEK(i).obj);
+        }
+        note_opaque(run, r, NULL);
+        for (int i = 0; i < oparg; i++)
+            CLEAR_VALUE(POP());
+        if (err < 0) {
+            Py_XDECREF(r);
+            goto error;
+        }
+        PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
+        DISPATCH();
+    }
+
+    case TR_OP_BUILD_MAP: {        /* (k v * n -- dict) */
+        PyObject *r = _PyDict_NewPresized(oparg);
+        int err = r == NULL ? -1 : 0;
+        for (int i = oparg; i > 0; i--) {
+            if (err == 0)
+                err = PyDict_SetItem(r, PEEK(2 * i).obj, PEEK(2 * i - 1).obj);
+        }
+        for (int i = 0; i < 2 * oparg; i++)
+            CLEAR_VALUE(POP());
+        if (err < 0) {
+            Py_XDECREF(r);
+            goto error;
+        }
+        PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
+        DISPATCH();
+    }
+
+    case TR_OP_BUILD_CONST_KEY_MAP: {  /* (v*n keys -- dict) */
+        TrValue keys = POP();
+        if (!PyTuple_CheckExact(keys.obj) || PyTuple_GET_SIZE(keys.obj) != oparg) {
+            tr_value_clear(&keys);
+            PyErr_SetString(PyExc_SystemError, "bad BUILD_CONST_KEY_MAP keys argument");
+            goto error;
+        }
+        PyObject *r = _PyDict_NewPresized(oparg);
+        int err = r == NULL ? -1 : 0;
+        for (int i = 0; i < oparg && err == 0; i++)
+            err = PyDict_SetItem(r, PyTuple_GET_ITEM(keys.obj, i), PEEK(oparg - i).obj);
+        tr_value_clear(&keys);
+        for (int i = 0; i < oparg; i++)
+            CLEAR_VALUE(POP());
+        if (err < 0) {
+            Py_XDECREF(r);
+            goto error;
+        }
+        PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
+        DISPATCH();
+    }
+
+    case TR_OP_BUILD_STRING: {     /* (s*n -- str) */
+        PyObject *empty = PyUnicode_New(0, 0);
+        PyObject *items = empty != NULL ? PyTuple_New(oparg) : NULL;
+        PyObject *r = NULL;
+        if (items != NULL) {
+            for (int i = 0; i < oparg; i++)
+                PyTuple_SET_ITEM(items, i, Py_NewRef(PEEK(oparg - i).obj));
+            r = PyUnicode_Join(empty, items);
+        }
+        Py_XDECREF(items);
+        Py_XDECREF(empty);
+        for (int i = 0; i < oparg; i++)
+            CLEAR_VALUE(POP());
+        if (r == NULL)
+            goto error;
+        PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
+        DISPATCH();
+    }
+
+    case TR_OP_BUILD_SLICE: {      /* (start stop [step] -- slice) */
+        TrValue step = {NULL, NULL};
+        if (oparg == 3)
+            step = POP();
+        TrValue stop = POP(), start = TOP();
+        PyObject *r = PySlice_New(start.obj, stop.obj, step.obj);
+        tr_value_clear(&step);
+        tr_value_clear(&stop);
+        if (r == NULL)
+            goto error;
+        tr_value_clear(&start);
+        TOP() = tr_value_new(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
+        DISPATCH();
+    }
+
+    case TR_OP_LIST_APPEND: {      /* (list ... v -- list ...) */
+        TrValue v = POP();
+        int err = PyList_Append(PEEK(oparg).obj, v.obj);
+        tr_value_clear(&v);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_SET_ADD: {          /* (set ... v -- set ...) */
+        TrValue v = POP();
+        int err = PySet_Add(PEEK(oparg).obj, v.obj);
+        note_opaque(run, v.obj, NULL);
+        tr_value_clear(&v);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_MAP_ADD: {          /* (dict ... k v -- dict ...) */
+        TrValue v = POP(), k = POP();
+        int err = PyDict_SetItem(PEEK(oparg).obj, k.obj, v.obj);
+        note_opaque(run, k.obj, NULL);
+        tr_value_clear(&k);
+        tr_value_clear(&v);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_LIST_EXTEND: {      /* (list ... it -- list ...) */
+        TrValue it = POP();
+        PyObject *none = _PyList_Extend((PyListObject *)PEEK(oparg).obj, it.obj);
+        note_opaque(run, it.obj, NULL);
+        if (none == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(it.obj)->tp_iter == NULL &&
+                !PySequence_Check(it.obj)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "Value after * must be an iterable, not %.200s",
+                             Py_TYPE(it.obj)->tp_name);
+            }
+            tr_value_clear(&it);
+            goto error;
+        }
+        Py_DECREF(none);
+        tr_value_clear(&it);
+        DISPATCH();
+    }
+
+    case TR_OP_SET_UPDATE: {       /* (set ... it -- set ...) */
+        TrValue it = POP();
+        int err = _PySet_Update(PEEK(oparg).obj, it.obj);
+        note_opaque(run, it.obj, NULL);
+        tr_value_clear(&it);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_DICT_UPDATE: {      /* (dict ... m -- dict ...) */
+        TrValue m = POP();
+        int err = PyDict_Update(PEEK(oparg).obj, m.obj);
+        note_opaque(run, m.obj, NULL);
+        if (err < 0) {
+            if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "'%.200s' object is not a mapping",
+                             Py_TYPE(m.obj)->tp_name);
+            }
+            tr_value_clear(&m);
+            goto error;
+        }
+        tr_value_clear(&m);
+        DISPATCH();
+    }
+
+    case TR_OP_DICT_MERGE: {       /* (func ... dict ... m -- same) */
+        TrValue m = POP();
+        int err = _PyDict_MergeEx(PEEK(oparg).obj, m.obj, 2);
+        note_opaque(run, m.obj, NULL);
+        if (err < 0) {
+            tr_op_dict_merge_error(PEEK(oparg + 2).obj, m.obj);
+            tr_value_clear(&m);
+            goto error;
+        }
+        tr_value_clear(&m);
+        DISPATCH();
+    }
+
+    case TR_OP_LIST_TO_TUPLE: {    /* (list -- tuple) */
+        TrValue l = TOP();
+        PyObject *t = PyList_AsTuple(l.obj);
+        if (t == NULL)
+            goto error;
+        TOP() = tr_value_new(t, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
+        tr_value_clear(&l);
+        DISPATCH();
+    }
+
+    case TR_OP_UNPACK_SEQUENCE:    /* (seq -- v*n) */
+    case TR_OP_UNPACK_EX: {        /* (seq -- v*before list v*after) */
+        int before = op == TR_OP_UNPACK_SEQUENCE ? oparg : (oparg & 0xFF);
+        int after = op == TR_OP_UNPACK_SEQUENCE ? -1 : (oparg >> 8);
+        int total = before + (after >= 0 ? after + 1 : 0);
+        TrValue seq = POP();
+        TrValue *vals = PyMem_Calloc((size_t)total + 1, sizeof(TrValue));
+        if (vals == NULL) {
+            tr_value_clear(&seq);
+            PyErr_NoMemory();
+            goto error;
+        }
+        int err = tr_op_unpack(seq, before, after, vals);
+        note_opaque(run, seq.obj, NULL);
+        tr_value_clear(&seq);
+        if (err == 0) {
+            for (int i = total - 1; i >= 0; i--)
+                PUSH(vals[i]);
+        }
+        PyMem_Free(vals);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_GET_ITER: {         /* (iterable -- iter) */
+        TrValue v = TOP();
+        PyObject *fn = tr_op_special_function(v.obj, "__iter__");
+        if (fn != NULL) {
+            /* A Python __iter__ (slot_tp_iter): interpreted. */
+            TrValue callee = {fn, NULL}, r = {NULL, NULL};
+            int err = tr_call(run, callee, &v, 1, NULL, &r);
+            Py_DECREF(fn);
+            if (err < 0)
+                goto error;
+            if (!PyIter_Check(r.obj)) {
+                PyErr_Format(PyExc_TypeError, "iter() returned non-iterator of type '%.100s'",
+                             Py_TYPE(r.obj)->tp_name);
+                tr_value_clear(&r);
+                goto error;
+            }
+            TOP() = r;
+            tr_value_clear(&v);
+            DISPATCH();
+        }
+        if (PyErr_Occurred())
+            goto error;
+        PyObject *it = PyObject_GetIter(v.obj);
+        note_opaque(run, v.obj, NULL);
+        if (it == NULL)
+            goto error;
+        TOP() = tr_value_new(it, mkprov(TR_PROV_ITER, v.prov, NULL, NULL, 0));
+        tr_value_clear(&v);
+        DISPATCH();
+    }
+
+    case TR_OP_FOR_ITER: {         /* (iter -- iter v) or (iter -- ) and jump */
+        TrValue it = TOP();
+        PyObject *fn;
+        TrValue nv = {NULL, NULL};
+        if (tr_gen_check(it.obj)) {
+            nv.obj = tr_gen_next_traced(it.obj);   /* its body is traced: no escape */
+        }
+        else if ((fn = tr_op_special_function(it.obj, "__next__")) != NULL) {
+            /* A Python __next__ (slot_tp_iternext): interpreted. */
+            TrValue callee = {fn, NULL};
+            if (tr_call(run, callee, &it, 1, NULL, &nv) < 0)
+                nv.obj = NULL;
+            Py_DECREF(fn);
+        }
+        else if (!PyErr_Occurred()) {
+            nv.obj = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
+            note_opaque(run, it.obj, NULL);
+        }
+        if (nv.obj != NULL) {
+            if (nv.prov == NULL)
+                nv.prov = mkprov(TR_PROV_ITER, it.prov, NULL, NULL, 1);
+            PUSH(nv);
+            DISPATCH();
+        }
+        if (PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_StopIteration))
+                goto error;
+            PyErr_Clear();
+        }
+        CLEAR_VALUE(POP());
+        JUMPBY(oparg);
+        DISPATCH();
+    }
+
+    case TR_OP_JUMP_FORWARD:       /* ( -- ) */
+        JUMPBY(oparg);
+        DISPATCH();
+
+    case TR_OP_JUMP_BACKWARD:
+    case TR_OP_JUMP_BACKWARD_NO_INTERRUPT:
+        JUMPBY(-oparg);
+        DISPATCH();
+
+    case TR_OP_POP_JUMP_FORWARD_IF_FALSE:   /* (cond -- ) */
+    case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_TRUE: {
+        TrValue c = POP();
+        int t = PyObject_IsTrue(c.obj);
+        note_opaque(run, c.obj, NULL);
+        tr_value_clear(&c);
+        if (t < 0)
+            goto error;
+        int want = op == TR_OP_POP_JUMP_FORWARD_IF_TRUE || op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
+        int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
+                       op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
+        if (t == want)
+            JUMPBY(backward ? -oparg : oparg);
+        DISPATCH();
+    }
+
+    case TR_OP_POP_JUMP_FORWARD_IF_NONE:    /* (v -- ) */
+    case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
+        TrValue c = POP();
+        int isnone = c.obj == Py_None;
+        tr_value_clear(&c);
+        int want = op == TR_OP_POP_JUMP_FORWARD_IF_NONE || op == TR_OP_POP_JUMP_BACKWARD_IF_NONE;
+        int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
+                       op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
+        if (isnone == want)
+            JUMPBY(backward ? -oparg : oparg);
+        DISPATCH();
+    }
+
+    case TR_OP_JUMP_IF_FALSE_OR_POP:        /* (cond -- cond) jump, or (cond -- ) */
+    case TR_OP_JUMP_IF_TRUE_OR_POP: {
+        int t = PyObject_IsTrue(TOP().obj);
+        note_opaque(run, TOP().obj, NULL);
+        if (t < 0)
+            goto error;
+        if (t == (op == TR_OP_JUMP_IF_TRUE_OR_POP))
+            JUMPBY(oparg);
+        else
+            CLEAR_VALUE(POP());
+        DISPATCH();
+    }
+
+    case TR_OP_RETURN_VALUE:       /* (v -- ) and leave */
+        *out = POP();
+        rc = 0;
+        goto done;
+
+    case TR_OP_LOAD_ATTR: {        /* (owner -- v) */
+        PyObject *name = GETNAME(oparg);
+        TrValue owner = TOP(), v = {NULL, NULL};
+        if (tr_attr_get(run, owner, name, &v) < 0)
+            goto error;
+        TOP() = v;                 /* tr_attr_get recorded the load in the trace */
+        tr_value_clear(&owner);
+        DISPATCH();
+    }
+
+    case TR_OP_LOAD_METHOD: {      /* (owner -- meth self) or (owner -- NULL attr) */
+        PyObject *name = GETNAME(oparg);
+        TrValue owner = TOP(), m = {NULL, NULL};
+        int unbound = tr_attr_get_method(run, owner, name, &m);
+        if (unbound < 0)
+            goto error;
+        if (unbound) {
+            TOP() = m;
+            PUSH(owner);
+        }
+        else {
+            TOP() = tr_value_new(NULL, NULL);
+            PUSH(m);
+            tr_value_clear(&owner);
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_STORE_ATTR: {       /* (v owner -- ) */
+        PyObject *name = GETNAME(oparg);
+        TrValue owner = POP(), v = POP();
+        int err = tr_attr_set(run, owner, name, v);
+        tr_value_clear(&owner);
+        tr_value_clear(&v);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_DELETE_ATTR: {      /* (owner -- ) */
+        PyObject *name = GETNAME(oparg);
+        TrValue owner = POP();
+        int err = tr_attr_del(run, owner, name);
+        tr_value_clear(&owner);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_PRECALL: {          /* unpacks a bound method: (NULL m args -- f self args) */
+        int is_meth = PEEK(oparg + 2).obj != NULL;
+        TrValue *callable = &PEEK(oparg + 1);
+        if (!is_meth && Py_IS_TYPE(callable->obj, &PyMethod_Type)) {
+            PyObject *self = PyMethod_GET_SELF(callable->obj);
+            PyObject *fn = PyMethod_GET_FUNCTION(callable->obj);
+            TrValue m = *callable;
+            PEEK(oparg + 2) = tr_value_new(Py_NewRef(fn), mkprov(TR_PROV_ATTR, m.prov, NULL,
+                                                                 NULL, 0));
+            *callable = tr_value_new(Py_NewRef(self), mkprov(TR_PROV_ATTR, m.prov, NULL, NULL, 1));
+            if (PEEK(oparg + 2).prov != NULL)
+                PEEK(oparg + 2).prov->detail = "__func__";
+            if (callable->prov != NULL)
+                callable->prov->detail = "__self__";
+            tr_value_clear(&m);
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_KW_NAMES:           /* ( -- ): names the next CALL's trailing arguments */
+        f->kwnames = PyTuple_GET_ITEM(co->co_consts, oparg);
+        DISPATCH();
+
+    case TR_OP_CALL: {             /* (NULL|meth callable|self args -- r) */
+        int is_meth = PEEK(oparg + 2).obj != NULL;
+        int nargs = oparg + is_meth;
+        TrValue callable = PEEK(nargs + 1);
+        PyObject *kwnames = f->kwnames;
+        f->kwnames = NULL;
+        TrValue r = {NULL, NULL};
+        int err = tr_call(run, callable, &PEEK(nargs), nargs, kwnames, &r);
+        for (int i = 0; i < oparg + 2; i++)   /* [NULL f args] or [meth self args] */
+            CLEAR_VALUE(POP());
+        if (err < 0)
+            goto error;
+        PUSH(r);
+        DISPATCH();
+    }
+
+    case TR_OP_CALL_FUNCTION_EX: { /* (NULL func callargs [kwargs] -- r) */
+        TrValue kwargs = {NULL, NULL};
+        if (oparg & 1)
+            kwargs = POP();
+        TrValue callargs = POP();
+        TrValue r = {NULL, NULL};
+        int err = call_ex(run, TOP(), callargs, kwargs, &r);
+        tr_value_clear(&kwargs);
+        tr_value_clear(&callargs);
+        CLEAR_VALUE(POP());
+        CLEAR_VALUE(POP());        /* the NULL below the function */
+        if (err < 0)
+            goto error;
+        PUSH(r);
+        DISPATCH();
+    }
+
+    case TR_OP_MAKE_FUNCTION: {    /* ([defaults] [kwdefaults] [annotations] [closure] code -- fn) */
+        TrValue codeobj = POP();
+        PyObject *fn = PyFunction_New(codeobj.obj, f->globals);
+        tr_value_clear(&codeobj);
+        if (fn == NULL)
+            goto error;
+        int err = 0;
+        if (oparg & 8) {
+            TrValue v = POP();
+            err |= PyFunction_SetClosure(fn, v.obj);
+            tr_value_clear(&v);
+        }
+        if (oparg & 4) {
+            TrValue v = POP();
+            /* 3.11 compiles annotations to a flat (name, value, ...) tuple that the
+             * function turns into a dict on first access: store it as is, like
+             * ceval (PyFunction_SetAnnotations only takes a dict). */
+            Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, v.obj);
+            tr_prov_decref(v.prov);
+        }
+        if (oparg & 2) {
+            TrValue v = POP();
+            err |= PyFunction_SetKwDefaults(fn, v.obj);
+            tr_value_clear(&v);
+        }
+        if (oparg & 1) {
+            TrValue v = POP();
+            err |= PyFunction_SetDefaults(fn, v.obj);
+            tr_value_clear(&v);
+        }
+        if (err) {
+            Py_DECREF(fn);
+            goto error;
+        }
+        PUSH_OBJ(fn, mkprov(TR_PROV_FUNC, NULL, NULL, ((PyFunctionObject *)fn)->func_qualname, 0));
+        DISPATCH();
+    }
+
+    case TR_OP_RAISE_VARARGS: {    /* ([exc [cause]] -- ) */
+        TrValue cause = {NULL, NULL}, exc = {NULL, NULL};
+        if (oparg > 2) {
+            PyErr_SetString(PyExc_SystemError, "bad RAISE_VARARGS oparg");
+            goto error;
+        }
+        if (oparg == 2)
+            cause = POP();
+        if (oparg >= 1)
+            exc = POP();
+        int reraise = tr_exc_do_raise(run, exc.obj, cause.obj);
+        tr_value_clear(&exc);
+        tr_value_clear(&cause);
+        if (reraise)
+            goto exception_unwind;
+        goto error;
+    }
+
+    case TR_OP_LOAD_ASSERTION_ERROR:   /* ( -- AssertionError) */
+        PUSH_OBJ(Py_NewRef(PyExc_AssertionError),
+                 mkprov(TR_PROV_BUILTIN, NULL, NULL, NULL, 0));
+        DISPATCH();
+
+    case TR_OP_PUSH_EXC_INFO: {    /* (exc -- prev exc): exc becomes the handled exception */
+        TrValue exc = POP();
+        PyObject *prev = PyErr_GetHandledException();
+        PUSH_OBJ(prev != NULL ? prev : Py_NewRef(Py_None), NULL);
+        PyErr_SetHandledException(exc.obj);
+        PUSH(exc);
+        DISPATCH();
+    }
+
+    case TR_OP_POP_EXCEPT: {       /* (prev -- ): restores the handled exception */
+        TrValue prev = POP();
+        PyErr_SetHandledException(prev.obj == Py_None ? NULL : prev.obj);
+        tr_value_clear(&prev);
+        DISPATCH();
+    }
+
+    case TR_OP_RERAISE: {          /* ([lasti] ... exc -- ) */
+        TrValue exc = POP();
+        if (oparg) {
+            PyObject *lasti = PEEK(oparg).obj;
+            if (PyLong_Check(lasti))
+                f->lasti = (int)PyLong_AsLong(lasti);
+        }
+        PyErr_Restore(Py_NewRef(Py_TYPE(exc.obj)), Py_NewRef(exc.obj),
+                      PyException_GetTraceback(exc.obj));
+        tr_value_clear(&exc);
+        goto exception_unwind;
+    }
+
+    case TR_OP_CHECK_EXC_MATCH: {  /* (exc type -- exc bool) */
+        TrValue right = POP();
+        if (tr_exc_check_type(right.obj) < 0) {
+            tr_value_clear(&right);
+            goto error;
+        }
+        int res = PyErr_GivenExceptionMatches(TOP().obj, right.obj);
+        tr_value_clear(&right);
+        PUSH_OBJ(Py_NewRef(res ? Py_True : Py_False), NULL);
+        DISPATCH();
+    }
+
+    case TR_OP_CHECK_EG_MATCH: {   /* (exc type -- rest match) or (exc type -- exc None) */
+        TrValue type = POP();
+        if (tr_exc_check_star_type(type.obj) < 0) {
+            tr_value_clear(&type);
+            goto error;
+        }
+        PyObject *match, *rest;
+        int err = tr_exc_group_match(TOP().obj, type.obj, &match, &rest);
+        tr_value_clear(&type);
+        if (err < 0)
+            goto error;
+        if (match == Py_None) {
+            Py_DECREF(rest);
+            PUSH_OBJ(match, NULL);
+        }
+        else {
+            CLEAR_VALUE(TOP());
+            TOP() = tr_value_new(rest, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
+            PUSH_OBJ(match, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
+            PyErr_SetHandledException(match);
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_PREP_RERAISE_STAR: {    /* (orig excs -- exc) */
+        TrValue excs = POP(), orig = TOP();
+        PyObject *r = tr_exc_prep_reraise_star(orig.obj, excs.obj);
+        tr_value_clear(&excs);
+        if (r == NULL)
+            goto error;
+        TOP() = tr_value_new(r, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
+        tr_value_clear(&orig);
+        DISPATCH();
+    }
+
+    case TR_OP_BEFORE_WITH: {      /* (mgr -- exit res) */
+        TrValue mgr = TOP();
+        PyObject *enter = tr_op_lookup_special(mgr.obj, "__enter__");
+        if (enter == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError,
+                             "'%.200s' object does not support the context manager protocol",
+                             Py_TYPE(mgr.obj)->tp_name);
+            goto error;
+        }
+        PyObject *exit = tr_op_lookup_special(mgr.obj, "__exit__");
+        if (exit == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError,
+                             "'%.200s' object does not support the context manager protocol "
+                             "(missed __exit__ method)", Py_TYPE(mgr.obj)->tp_name);
+            Py_DECREF(enter);
+            goto error;
+        }
+        TOP() = tr_value_new(exit, mkprov(TR_PROV_ATTR, mgr.prov, NULL, NULL, 0));
+        TrValue callee = tr_value_new(enter, mkprov(TR_PROV_ATTR, mgr.prov, NULL, NULL, 0));
+        tr_value_clear(&mgr);
+        TrValue r = {NULL, NULL};
+        int err = tr_call(run, callee, NULL, 0, NULL, &r);
+        tr_value_clear(&callee);
+        if (err < 0)
+            goto error;
+        PUSH(r);
+        DISPATCH();
+    }
+
+    case TR_OP_WITH_EXCEPT_START: {    /* (exit lasti prev exc -- exit lasti prev exc r) */
+        TrValue exc = TOP();
+        TrValue exit = PEEK(4);
+        PyObject *tb = PyException_GetTraceback(exc.obj);
+        TrValue args[3] = {
+            {(PyObject *)Py_TYPE(exc.obj), NULL}, exc, {tb != NULL ? tb : Py_None, NULL}};
+        TrValue r = {NULL, NULL};
+        int err = tr_call(run, exit, args, 3, NULL, &r);
+        Py_XDECREF(tb);
+        if (err < 0)
+            goto error;
+        PUSH(r);
+        DISPATCH();
+    }
+
+    case TR_OP_MATCH_MAPPING:      /* (subject -- subject bool) */
+    case TR_OP_MATCH_SEQUENCE: {
+        unsigned long flag = op == TR_OP_MATCH_MAPPING ? Py_TPFLAGS_MAPPING : Py_TPFLAGS_SEQUENCE;
+        int res = PyType_HasFeature(Py_TYPE(TOP().obj), flag);
+        PUSH_OBJ(Py_NewRef(res ? Py_True : Py_False), NULL);
+        DISPATCH();
+    }
+
+    case TR_OP_MATCH_KEYS: {       /* (subject keys -- subject keys values|None) */
+        PyObject *values = tr_op_match_keys(SECOND().obj, TOP().obj);
+        note_opaque(run, SECOND().obj, NULL);
+        if (values == NULL)
+            goto error;
+        PUSH_OBJ(values, mkprov(TR_PROV_SUBSCR, SECOND().prov, NULL, NULL, 0));
+        DISPATCH();
+    }
+
+    case TR_OP_MATCH_CLASS: {      /* (subject type names -- attrs|None) */
+        TrValue names = POP(), type = POP();
+        PyObject *attrs = NULL;
+        int m = tr_op_match_class(run, TOP(), type.obj, oparg, names.obj, &attrs);
+        tr_value_clear(&names);
+        tr_value_clear(&type);
+        if (m < 0)
+            goto error;
+        TrValue subject = TOP();
+        TOP() = tr_value_new(m ? attrs : Py_NewRef(Py_None),
+                             mkprov(TR_PROV_UNPACK, subject.prov, NULL, NULL, 0));
+        tr_value_clear(&subject);
+        DISPATCH();
+    }
+
+    case TR_OP_FORMAT_VALUE: {     /* (v [spec] -- str) */
+        TrValue spec = {NULL, NULL};
+        if ((oparg & 4) == 4)
+            spec = POP();
+        TrValue v = TOP();
+        PyObject *r = tr_op_format(v.obj, oparg & 3, spec.obj);
+        note_opaque(run, v.obj, NULL);
+        tr_value_clear(&spec);
+        if (r == NULL)
+            goto error;
+        TOP() = tr_value_new(r, prov_op(TR_PROV_UNOP, v.prov, NULL, "format", op));
+        tr_value_clear(&v);
+        DISPATCH();
+    }
+
+    case TR_OP_SWAP: {             /* (a ... b -- b ... a) */
+        TrValue t = TOP();
+        TOP() = PEEK(oparg);
+        PEEK(oparg) = t;
+        DISPATCH();
+    }
+
+    case TR_OP_COPY: {             /* (a ... -- a ... a) */
+        PUSH(tr_value_dup(PEEK(oparg)));
+        DISPATCH();
+    }
+
+    case TR_OP_IMPORT_NAME: {      /* (level fromlist -- module) */
+        PyObject *name = GETNAME(oparg);
+        TrValue fromlist = POP(), level = TOP();
+        PyObject *m = tr_op_import_name(f, name, fromlist.obj, level.obj);
+        tr_attr_note_escape(run);
+        tr_value_clear(&fromlist);
+        if (m == NULL)
+            goto error;
+        tr_value_clear(&level);
+        TOP() = tr_value_new(m, mkprov(TR_PROV_IMPORT, NULL, NULL, name, 0));
+        DISPATCH();
+    }
+
+    case TR_OP_IMPORT_FROM: {      /* (module -- module v) */
+        PyObject *name = GETNAME(oparg);
+        PyObject *v = tr_op_import_from(TOP().obj, name);
+        if (v == NULL)
+            goto error;
+        PUSH_OBJ(v, mkprov(TR_PROV_IMPORT, TOP().prov, NULL, name, 0));
+        DISPATCH();
+    }
+
+    case TR_OP_LOAD_BUILD_CLASS: { /* ( -- __build_class__) */
+        PyObject *bc = PyDict_GetItemString(f->builtins, "__build_class__");
+        if (bc == NULL) {
+            PyErr_SetString(PyExc_NameError, "__build_class__ not found");
+            goto error;
+        }
+        PyObject *name = PyUnicode_InternFromString("__build_class__");
+        PUSH_OBJ(Py_NewRef(bc), mkprov(TR_PROV_BUILTIN, NULL, NULL, name, 0));
+        Py_XDECREF(name);
+        PyErr_Clear();
+        DISPATCH();
+    }
+
+    case TR_OP_SETUP_ANNOTATIONS: {    /* ( -- ): __annotations__ = {} in the class body */
+        if (f->locals == NULL) {
+            PyErr_SetString(PyExc_SystemError, "no locals found when setting up annotations");
+            goto error;
+        }
+        PyObject *key = PyUnicode_InternFromString("__annotations__");
+        if (key == NULL)
+            goto error;
+        PyObject *ann = PyObject_GetItem(f->locals, key);
+        if (ann != NULL) {
+            Py_DECREF(ann);
+            Py_DECREF(key);
+            DISPATCH();
+        }
+        if (!PyErr_ExceptionMatches(PyExc_KeyError)) {
+            Py_DECREF(key);
+            goto error;
+        }
+        PyErr_Clear();
+        ann = PyDict_New();
+        int err = ann == NULL ? -1 : PyObject_SetItem(f->locals, key, ann);
+        Py_XDECREF(ann);
+        Py_DECREF(key);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_IMPORT_STAR: {      /* (module -- ): every public name into the locals */
+        TrValue from = POP();
+        int err = -1;
+        if (f->locals == NULL)
+            PyErr_SetString(PyExc_SystemError, "no locals found during 'import *'");
+        else
+            err = tr_op_import_star(f->locals, from.obj);
+        tr_attr_note_escape(run);
+        tr_value_clear(&from);
+        if (err < 0)
+            goto error;
+        DISPATCH();
+    }
+
+    case TR_OP_PRINT_EXPR: {       /* (v -- ): sys.displayhook(v) */
+        TrValue v = POP();
+        PyObject *hook = PySys_GetObject("displayhook");
+        PyObject *r = NULL;
+        if (hook == NULL)
+            PyErr_SetString(PyExc_RuntimeError, "lost sys.displayhook");
+        else
+            r = PyObject_CallOneArg(hook, v.obj);
+        tr_attr_note_escape(run);
+        tr_value_clear(&v);
+        if (r == NULL)
+            goto error;
+        Py_DECREF(r);
+        DISPATCH();
+    }
+
+    /* Generators (tr_gen.c): the generator object holds this frame; the first
+     * resume runs from instruction 0, so RETURN_GENERATOR stands where CPython
+     * resumes a new generator and pushes the value of that first send (None). */
+    case TR_OP_RETURN_GENERATOR:   /* ( -- None) */
+        PUSH_OBJ(Py_NewRef(Py_None), NULL);
+        DISPATCH();
+
+    case TR_OP_YIELD_VALUE:        /* (v -- ) and suspend; resumed with the sent value */
+        *out = POP();
+        f->next = next;
+        rc = 1;
+        goto done;
+
+    case TR_OP_GET_YIELD_FROM_ITER: {  /* (iterable -- iter) */
+        TrValue v = TOP();
+        if (PyCoro_CheckExact(v.obj)) {
+            if (!(co->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE))) {
+                PyErr_SetString(PyExc_TypeError,
+                                "cannot 'yield from' a coroutine object in a non-coroutine "
+                                "generator");
+                goto error;
+            }
+        }
+        else if (!PyGen_CheckExact(v.obj) && !tr_gen_check(v.obj)) {
+            PyObject *it = PyObject_GetIter(v.obj);
+            note_opaque(run, v.obj, NULL);
+            if (it == NULL)
+                goto error;
+            TOP() = tr_value_new(it, mkprov(TR_PROV_ITER, v.prov, NULL, NULL, 0));
+            tr_value_clear(&v);
+        }
+        DISPATCH();
+    }
+
+    case TR_OP_SEND: {             /* (receiver v -- receiver r) or (receiver v -- r) jump */
+        TrValue v = POP();
+        TrValue receiver = TOP();
+        PyObject *r = NULL;
+        PySendResult st = PyIter_Send(receiver.obj, v.obj, &r);
+        note_opaque(run, receiver.obj, NULL);
+        tr_value_clear(&v);
+        if (st == PYGEN_ERROR)
+            goto error;
+        if (st == PYGEN_RETURN) {
+            TOP() = tr_value_new(r, mkprov(TR_PROV_ITER, receiver.prov, NULL, NULL, 2));
+            tr_value_clear(&receiver);
+            JUMPBY(oparg);
+            DISPATCH();
+        }
+        PUSH_OBJ(r, mkprov(TR_PROV_ITER, receiver.prov, NULL, NULL, 1));
+        DISPATCH();
+    }
+
+    /* Excluded opcodes (tr_opcodes.def gives each reason): never compiled into the
+     * code the tracer interprets, since generator, coroutine and module bodies run
+     * natively. Reaching one is a tracer limitation, reported as Unsupported. */
+    case TR_OP_CACHE:
+    case TR_OP_GET_AWAITABLE:
+    case TR_OP_GET_AITER:
+    case TR_OP_GET_ANEXT:
+    case TR_OP_END_ASYNC_FOR:
+    case TR_OP_BEFORE_ASYNC_WITH:
+    case TR_OP_ASYNC_GEN_WRAP:
+        PyErr_Format(tr_Unsupported, "the tracer does not interpret %s (in %U)",
+                     op_names[op], co->co_qualname);
+        goto error;
+    }
+    PyErr_Format(tr_Unsupported, "unknown opcode %d in %U", op, co->co_qualname);
+    goto error;
+
+error:
+    if (!PyErr_Occurred()) {
+        fprintf(stderr, "tracefuzz: %s failed without an exception\n",
+                op_names[op] ? op_names[op] : "?");
+        abort();
+    }
+    if (!tr_exc_is_internal()) {
+        tr_exc_add_traceback(f);
+        record_exception(run, f, "RAISE");
+    }
+exception_unwind: {
+    int handler, level, push_lasti;
+    if (tr_exc_is_internal()) {
+        PyErr_SetHandledException(saved_handled);
+        goto exit_error;
+    }
+    if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti))
+        goto exit_error;
+    while (f->sp > level)
+        CLEAR_VALUE(POP());
+    if (push_lasti) {
+        PyObject *l = PyLong_FromLong(f->lasti);
+        if (l == NULL)
+            goto exit_error;
+        PUSH_OBJ(l, NULL);
+    }
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    PyErr_NormalizeException(&et, &ev, &etb);
+    if (etb != NULL)
+        PyException_SetTraceback(ev, etb);
+    Py_XDECREF(etb);
+    Py_XDECREF(et);
+    PUSH_OBJ(ev, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
+    if (tr_trace_recordf(run, NULL, "EXCEPT %s in %U", Py_TYPE(ev)->tp_name, co->co_qualname) < 0)
+        PyErr_Clear();   /* the trace is best effort; the program's exception is on the stack */
+    f->kwnames = NULL;
+    next = handler;
+    check_effect = 0;
+    DISPATCH();
+}
+
+exit_error:
+    rc = -1;
+    f->next = next;
+done:
+    Py_XDECREF(saved_handled);
+    return rc;
+}

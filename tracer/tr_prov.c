@@ -1,0 +1,304 @@
+/* tr_prov.c: provenance records (tr_value.h): constructors, counting, readable chains.
+ *
+ * A record is a plain C struct with its own count, never a Python object, so tracking
+ * provenance never changes a Python refcount or finaliser timing. Chains can be long
+ * (a loop accumulating `x = x + 1` links one record per iteration), so freeing walks
+ * the chain iteratively and printing stops at a fixed depth.
+ */
+#include "tr_value.h"
+
+/* Deeper chains print as "..." (a loop's accumulator would print forever). */
+#define TR_PROV_REPR_DEPTH 12
+
+TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
+{
+    TrProv *p = PyMem_RawCalloc(1, sizeof *p);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    p->refcnt = 1;
+    p->kind = kind;
+    p->how = TR_RES_NONE;
+    p->index = index;
+    p->base = base;
+    tr_prov_incref(base);
+    p->arg = arg;
+    tr_prov_incref(arg);
+    p->name = Py_XNewRef(name);
+    p->detail = NULL;
+    p->serial = 0;
+    return p;
+}
+
+TrProv *tr_prov_attr(TrProv *base, PyObject *name, TrResolution how, const char *detail)
+{
+    TrProv *p = tr_prov_new(TR_PROV_ATTR, base, NULL, name, 0);
+    if (p != NULL) {
+        p->how = how;
+        p->detail = detail;
+    }
+    return p;
+}
+
+void tr_prov_incref(TrProv *p)
+{
+    if (p != NULL)
+        p->refcnt++;
+}
+
+/* Frees records whose count drops to zero. Each freed record releases its base and
+ * arg; arg chains are short (operands), base chains may be long, so the base is
+ * followed in the loop and arg recursively. */
+void tr_prov_decref(TrProv *p)
+{
+    while (p != NULL) {
+        if (p->refcnt <= 0) {
+            fprintf(stderr, "tracefuzz: provenance record %p released twice\n", (void *)p);
+            abort();
+        }
+        if (--p->refcnt > 0)
+            return;
+        TrProv *next = p->base;
+        tr_prov_decref(p->arg);
+        Py_XDECREF(p->name);
+        PyMem_RawFree(p);
+        p = next;
+    }
+}
+
+const char *tr_resolution_name(TrResolution how)
+{
+    switch (how) {
+    case TR_RES_NONE: return "none";
+    case TR_RES_INST_DICT: return "inst_dict";
+    case TR_RES_SLOT: return "slot";
+    case TR_RES_DATA_DESC: return "data_desc";
+    case TR_RES_NONDATA_DESC: return "nondata_desc";
+    case TR_RES_CLASS_ATTR: return "class_attr";
+    case TR_RES_GETATTR_HOOK: return "getattr_hook";
+    case TR_RES_GETATTRIBUTE: return "getattribute";
+    case TR_RES_TYPE_DICT: return "type_dict";
+    case TR_RES_META_DATA_DESC: return "meta_data_desc";
+    case TR_RES_META_NONDATA: return "meta_nondata";
+    case TR_RES_OPAQUE: return "opaque";
+    case TR_RES__COUNT: break;
+    }
+    return "?";
+}
+
+const char *tr_prov_kind_name(TrProvKind kind)
+{
+    switch (kind) {
+    case TR_PROV_INPUT: return "INPUT";
+    case TR_PROV_CONST: return "CONST";
+    case TR_PROV_GLOBAL: return "GLOBAL";
+    case TR_PROV_BUILTIN: return "BUILTIN";
+    case TR_PROV_ATTR: return "ATTR";
+    case TR_PROV_CALL: return "CALL";
+    case TR_PROV_SUBSCR: return "SUBSCR";
+    case TR_PROV_BINOP: return "BINOP";
+    case TR_PROV_UNOP: return "UNOP";
+    case TR_PROV_ITER: return "ITER";
+    case TR_PROV_BUILD: return "BUILD";
+    case TR_PROV_UNPACK: return "UNPACK";
+    case TR_PROV_EXC: return "EXC";
+    case TR_PROV_CELL: return "CELL";
+    case TR_PROV_FUNC: return "FUNC";
+    case TR_PROV_IMPORT: return "IMPORT";
+    case TR_PROV_OPAQUE: return "OPAQUE";
+    case TR_PROV__COUNT: break;
+    }
+    return "?";
+}
+
+/* A tiny growable byte buffer: the repr is built in C, then decoded once. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int failed;
+} ReprBuf;
+
+static void rb_put(ReprBuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 128;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *nb = PyMem_RawRealloc(b->buf, cap);
+        if (nb == NULL) {
+            b->failed = 1;
+            return;
+        }
+        b->buf = nb;
+        b->cap = cap;
+    }
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+}
+
+static void rb_puts(ReprBuf *b, const char *s) { rb_put(b, s, strlen(s)); }
+
+static void rb_name(ReprBuf *b, PyObject *name)
+{
+    if (name == NULL) {
+        rb_puts(b, "?");
+        return;
+    }
+    if (PyUnicode_Check(name)) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(name, &n);
+        if (s != NULL) {
+            rb_put(b, s, (size_t)n);
+            return;
+        }
+        PyErr_Clear();
+    }
+    rb_puts(b, "?");
+}
+
+static void rb_int(ReprBuf *b, long v)
+{
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%ld", v);
+    rb_puts(b, tmp);
+}
+
+static void repr_chain(ReprBuf *b, const TrProv *p, int depth);
+
+/* The base of an attribute or subscript: parenthesised when it is itself a
+ * resolved attribute, so "(INPUT[0].a via inst_dict).b via property.fget" reads. */
+static void repr_base(ReprBuf *b, const TrProv *p, int depth)
+{
+    int paren = p != NULL && (p->kind == TR_PROV_ATTR || p->kind == TR_PROV_BINOP);
+    if (paren)
+        rb_puts(b, "(");
+    repr_chain(b, p, depth + 1);
+    if (paren)
+        rb_puts(b, ")");
+}
+
+static void repr_chain(ReprBuf *b, const TrProv *p, int depth)
+{
+    if (p == NULL) {
+        rb_puts(b, "?");
+        return;
+    }
+    if (depth >= TR_PROV_REPR_DEPTH) {
+        rb_puts(b, "...");
+        return;
+    }
+    switch (p->kind) {
+    case TR_PROV_INPUT:
+        rb_puts(b, "INPUT[");
+        if (p->name != NULL)
+            rb_name(b, p->name);
+        else
+            rb_int(b, p->index);
+        rb_puts(b, "]");
+        break;
+    case TR_PROV_CONST:
+        rb_puts(b, "CONST[");
+        rb_int(b, p->index);
+        rb_puts(b, "]");
+        break;
+    case TR_PROV_GLOBAL:
+    case TR_PROV_BUILTIN:
+    case TR_PROV_CELL:
+    case TR_PROV_IMPORT:
+    case TR_PROV_FUNC:
+        rb_puts(b, tr_prov_kind_name(p->kind));
+        rb_puts(b, " ");
+        rb_name(b, p->name);
+        break;
+    case TR_PROV_ATTR:
+        repr_base(b, p->base, depth);
+        rb_puts(b, ".");
+        if (p->name == NULL && p->detail != NULL) {
+            rb_puts(b, p->detail);   /* a synthetic attribute: __self__, __func__, type() */
+            break;
+        }
+        rb_name(b, p->name);
+        rb_puts(b, " via ");
+        rb_puts(b, p->detail != NULL ? p->detail : tr_resolution_name(p->how));
+        break;
+    case TR_PROV_CALL:
+        rb_puts(b, "CALL(");
+        if (p->base == NULL && p->name != NULL)
+            rb_name(b, p->name);   /* a callee known by name only (a generator function) */
+        else
+            repr_chain(b, p->base, depth + 1);
+        rb_puts(b, ")");
+        break;
+    case TR_PROV_SUBSCR:
+        repr_base(b, p->base, depth);
+        rb_puts(b, "[");
+        repr_chain(b, p->arg, depth + 1);
+        rb_puts(b, "]");
+        break;
+    case TR_PROV_BINOP:
+        repr_base(b, p->base, depth);
+        rb_puts(b, " ");
+        if (p->name != NULL)
+            rb_name(b, p->name);
+        else
+            rb_int(b, p->index);
+        rb_puts(b, " ");
+        repr_base(b, p->arg, depth);
+        break;
+    case TR_PROV_UNOP:
+    case TR_PROV_ITER:
+        rb_puts(b, p->kind == TR_PROV_ITER ? "ITER" : "");
+        if (p->kind == TR_PROV_UNOP)
+            rb_name(b, p->name);
+        rb_puts(b, "(");
+        repr_chain(b, p->base, depth + 1);
+        rb_puts(b, ")");
+        break;
+    case TR_PROV_UNPACK:
+        rb_puts(b, "UNPACK(");
+        repr_chain(b, p->base, depth + 1);
+        rb_puts(b, ")[");
+        rb_int(b, p->index);
+        rb_puts(b, "]");
+        break;
+    case TR_PROV_BUILD:
+    case TR_PROV_EXC:
+    case TR_PROV_OPAQUE:
+        rb_puts(b, tr_prov_kind_name(p->kind));
+        if (p->name != NULL) {
+            rb_puts(b, " ");
+            rb_name(b, p->name);
+        }
+        else if (p->detail != NULL) {
+            rb_puts(b, " ");
+            rb_puts(b, p->detail);
+        }
+        if (p->base != NULL) {
+            rb_puts(b, "(");
+            repr_chain(b, p->base, depth + 1);
+            rb_puts(b, ")");
+        }
+        break;
+    case TR_PROV__COUNT:
+        rb_puts(b, "?");
+        break;
+    }
+}
+
+/* Returns a new str reference, or NULL with an exception set. */
+PyObject *tr_prov_repr(const TrProv *p)
+{
+    ReprBuf b = {NULL, 0, 0, 0};
+    repr_chain(&b, p, 0);
+    if (b.failed) {
+        PyMem_RawFree(b.buf);
+        return PyErr_NoMemory();
+    }
+    PyObject *s = PyUnicode_DecodeUTF8(b.buf != NULL ? b.buf : "", (Py_ssize_t)b.len, "replace");
+    PyMem_RawFree(b.buf);
+    return s;
+}
