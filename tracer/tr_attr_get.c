@@ -356,6 +356,8 @@ static int finish_load(TrRun *run, TrValue obj, PyObject *name, TrValue *val,
     tr_prov_decref(val->prov);
     val->prov = p;
     if (use_cache) {
+        if (tr_cache_stale_remember(run, obj.obj, name, val, how, detail) < 0)
+            goto error;
         if (TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS)) {
             if (tr_cache_reconcile(run, obj.obj, name, val) < 0)
                 goto error;
@@ -390,7 +392,9 @@ int tr_attr_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     if (check_name(name) < 0)
         return -1;
     if (!TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS)) {
-        int hit = tr_cache_serve(run, obj.obj, name, out);
+        int hit = tr_cache_stale_serve(run, obj, name, out);
+        if (hit == 0)
+            hit = tr_cache_serve(run, obj.obj, name, out);
         if (hit < 0)
             return -1;
         if (hit) {
