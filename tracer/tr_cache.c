@@ -171,10 +171,12 @@ int tr_cache_is_stable(TrResolution how, const char *detail)
 {
     switch (how) {
     case TR_RES_INST_DICT:
-    case TR_RES_SLOT:
-    case TR_RES_CLASS_ATTR:
         return 1;
+    case TR_RES_SLOT:
+        return strcmp(detail, "slot") == 0;
+    case TR_RES_CLASS_ATTR:
     case TR_RES_TYPE_DICT:
+        /* Not "super.class_attr": a super object's lookup is not its own type's. */
         return strcmp(detail, "class_attr") == 0;
     default:
         return 0;
@@ -473,7 +475,7 @@ int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrV
 {
     if (!TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR))
         return 0;
-    if (how != TR_RES_CLASS_ATTR && !(how == TR_RES_TYPE_DICT && strcmp(detail, "class_attr") == 0))
+    if ((how != TR_RES_CLASS_ATTR && how != TR_RES_TYPE_DICT) || strcmp(detail, "class_attr") != 0)
         return 0;
     int on_class;
     PyObject *cls = stale_key(obj, &on_class);

@@ -506,6 +506,21 @@ LOG = []
 def make(): return (C(),)
 def program(c): return c.p, c.m(), super(B, c).m(), super(C, c).p
 """),
+        ("super_object_reused", """
+class A:
+    k = [1]
+    def m(self): return "A.m"
+class B(A):
+    k = [2]
+class C(B): pass
+def make(): return (C(),)
+def program(c):
+    s = super(B, c)
+    t = super(C, C)
+    return s.k is s.k, s.k, t.k is t.k, t.k, s.m(), s.m is s.m
+def between(c):
+    A.k = [3]
+"""),
         ("diamond_class_attr", """
 class A: k = "A"
 class B(A): pass
