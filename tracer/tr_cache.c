@@ -191,11 +191,10 @@ static int version_of(PyTypeObject *t, unsigned int *v)
     return 1;
 }
 
-/* The instance dict of obj, borrowed, or NULL (no exception) when it has none. */
+/* The instance dict of obj as the generic algorithm sees it (for a class object,
+ * its own namespace), borrowed, or NULL (no exception) when it has none. */
 static PyObject *instance_dict(PyObject *obj)
 {
-    if (PyType_Check(obj))
-        return NULL;   /* a class's namespace is not an instance dict */
     PyObject **dp = _PyObject_GetDictPtr(obj);
     return dp ? *dp : NULL;
 }

@@ -471,6 +471,20 @@ LOG = []
 def make(): return (C(),)
 def program(c): return c.h_a, c.x, getattr(c, "y", "dflt")
 """),
+        ("metaclass_generic_getattribute", """
+class M(type):
+    __getattribute__ = object.__getattribute__
+class C(metaclass=M):
+    k = [1]
+    @property
+    def p(self): return "prop"
+def make(): return (C(),)
+def program(c):
+    cls = type(c)
+    a = cls.k
+    cls.k = [2]
+    return a is cls.k, cls.k is cls.k, cls.k, type(cls.p).__name__, c.p
+"""),
         ("total_with_getattr", """
 class C:
     def __getattribute__(self, name):
