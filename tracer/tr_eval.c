@@ -328,6 +328,21 @@ static void note_opaque(TrRun *run, PyObject *a, PyObject *b)
         tr_attr_note_escape(run);
 }
 
+/* Records "RAISE KeyError in f line 3" for the exception being raised, keeping it. */
+static void record_exception(TrRun *run, TrFrame *f, const char *what)
+{
+    if (run->trace == NULL)
+        return;
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    int line = PyCode_Addr2Line(f->code, f->lasti * (int)sizeof(_Py_CODEUNIT));
+    if (tr_trace_recordf(run, NULL, "%s %s in %U line %d", what,
+                         et != NULL ? ((PyTypeObject *)et)->tp_name : "?", f->code->co_qualname,
+                         line) < 0)
+        PyErr_Clear();
+    PyErr_Restore(et, ev, etb);
+}
+
 /* ---- the loop ---- */
 
 /* Stack access: values are owned by the stack slots. */
@@ -1121,6 +1136,26 @@ dispatch:
 
     case TR_OP_GET_ITER: {         /* (iterable -- iter) */
         TrValue v = TOP();
+        PyObject *fn = tr_op_special_function(v.obj, "__iter__");
+        if (fn != NULL) {
+            /* A Python __iter__ (slot_tp_iter): interpreted. */
+            TrValue callee = {fn, NULL}, r = {NULL, NULL};
+            int err = tr_call(run, callee, &v, 1, NULL, &r);
+            Py_DECREF(fn);
+            if (err < 0)
+                goto error;
+            if (!PyIter_Check(r.obj)) {
+                PyErr_Format(PyExc_TypeError, "iter() returned non-iterator of type '%.100s'",
+                             Py_TYPE(r.obj)->tp_name);
+                tr_value_clear(&r);
+                goto error;
+            }
+            TOP() = r;
+            tr_value_clear(&v);
+            DISPATCH();
+        }
+        if (PyErr_Occurred())
+            goto error;
         PyObject *it = PyObject_GetIter(v.obj);
         note_opaque(run, v.obj, NULL);
         if (it == NULL)
@@ -1132,16 +1167,26 @@ dispatch:
 
     case TR_OP_FOR_ITER: {         /* (iter -- iter v) or (iter -- ) and jump */
         TrValue it = TOP();
-        PyObject *v;
+        PyObject *fn;
+        TrValue nv = {NULL, NULL};
         if (tr_gen_check(it.obj)) {
-            v = tr_gen_next_traced(it.obj);   /* its body is traced: no escape */
+            nv.obj = tr_gen_next_traced(it.obj);   /* its body is traced: no escape */
         }
-        else {
-            v = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
+        else if ((fn = tr_op_special_function(it.obj, "__next__")) != NULL) {
+            /* A Python __next__ (slot_tp_iternext): interpreted. */
+            TrValue callee = {fn, NULL};
+            if (tr_call(run, callee, &it, 1, NULL, &nv) < 0)
+                nv.obj = NULL;
+            Py_DECREF(fn);
+        }
+        else if (!PyErr_Occurred()) {
+            nv.obj = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
             note_opaque(run, it.obj, NULL);
         }
-        if (v != NULL) {
-            PUSH_OBJ(v, mkprov(TR_PROV_ITER, it.prov, NULL, NULL, 1));
+        if (nv.obj != NULL) {
+            if (nv.prov == NULL)
+                nv.prov = mkprov(TR_PROV_ITER, it.prov, NULL, NULL, 1);
+            PUSH(nv);
             DISPATCH();
         }
         if (PyErr_Occurred()) {
@@ -1730,8 +1775,10 @@ error:
                 op_names[op] ? op_names[op] : "?");
         abort();
     }
-    if (!tr_exc_is_internal())
+    if (!tr_exc_is_internal()) {
         tr_exc_add_traceback(f);
+        record_exception(run, f, "RAISE");
+    }
 exception_unwind: {
     int handler, level, push_lasti;
     if (tr_exc_is_internal()) {
@@ -1756,6 +1803,8 @@ exception_unwind: {
     Py_XDECREF(etb);
     Py_XDECREF(et);
     PUSH_OBJ(ev, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
+    if (tr_trace_recordf(run, NULL, "EXCEPT %s in %U", Py_TYPE(ev)->tp_name, co->co_qualname) < 0)
+        PyErr_Clear();   /* the trace is best effort; the program's exception is on the stack */
     f->kwnames = NULL;
     next = handler;
     check_effect = 0;

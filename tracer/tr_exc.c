@@ -3,6 +3,7 @@
  * when an exception passes through a frame (PyTraceBack_Here), and except*'s
  * exception_group_match. */
 #include "tr_frame.h"
+#include <frameobject.h>   /* PyFrame_New */
 
 /* One varint of the exception table: 6 bits a byte, bit 6 continues (bit 7 marks an
  * entry's start). */
@@ -40,18 +41,58 @@ int tr_exc_find_handler(PyCodeObject *co, int index, int *handler, int *level, i
     return 0;
 }
 
+/* The locals of an interpreted frame as a new dict (cell contents for cells), or the
+ * class body's mapping; new reference, NULL on error. */
+static PyObject *frame_locals_snapshot(TrFrame *f)
+{
+    if (f->locals != NULL)
+        return Py_NewRef(f->locals);
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(f->code->co_localspluskinds);
+    for (int i = 0; i < f->nlocalsplus; i++) {
+        PyObject *v = f->localsplus[i].obj;
+        if (v != NULL && (kinds[i] & (TR_FAST_CELL | TR_FAST_FREE)) && PyCell_Check(v))
+            v = PyCell_GET(v);
+        if (v != NULL &&
+            PyDict_SetItem(d, PyTuple_GET_ITEM(f->code->co_localsplusnames, i), v) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+/* Like PyTraceBack_Here for the interpreted frame: a frame object with the frame's own
+ * code object, globals and a snapshot of its locals (so the traceback keeps the locals
+ * alive as CPython's does), and the entry's lasti and line set to the failing
+ * instruction (traceback.py reads positions from the code with tb_lasti). */
 void tr_exc_add_traceback(TrFrame *f)
 {
-    PyCodeObject *co = f->code;
-    const char *name = PyUnicode_AsUTF8(co->co_name);
-    const char *file = PyUnicode_AsUTF8(co->co_filename);
-    if (name == NULL || file == NULL) {
-        /* Cannot happen for str names; keep the original exception. */
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    PyObject *locals = frame_locals_snapshot(f);
+    PyFrameObject *fo = locals == NULL ? NULL
+                                       : PyFrame_New(PyThreadState_Get(), f->code, f->globals,
+                                                     locals);
+    Py_XDECREF(locals);
+    if (fo == NULL) {
+        /* Keep the program's exception; the entry is lost (out of memory). */
         PyErr_Clear();
+        PyErr_Restore(et, ev, etb);
         return;
     }
-    int line = PyCode_Addr2Line(co, f->lasti * (int)sizeof(_Py_CODEUNIT));
-    _PyTraceback_Add(name, file, line);
+    PyErr_Restore(et, ev, etb);
+    PyTraceBack_Here(fo);
+    Py_DECREF(fo);
+    PyErr_Fetch(&et, &ev, &etb);
+    if (etb != NULL && PyTraceBack_Check(etb)) {
+        PyTracebackObject *tb = (PyTracebackObject *)etb;
+        tb->tb_lasti = f->lasti * (int)sizeof(_Py_CODEUNIT);
+        tb->tb_lineno = PyCode_Addr2Line(f->code, tb->tb_lasti);
+    }
+    PyErr_Restore(et, ev, etb);
 }
 
 int tr_exc_is_internal(void)

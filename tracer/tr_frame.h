@@ -56,6 +56,14 @@ int tr_gen_ready(void);
  * may have run user code natively between two resumes. New ref, or NULL. */
 PyObject *tr_gen_next_traced(PyObject *gen);
 
+/* tr_lookaside.c */
+/* 1 when callable is a modelled builtin (result in *out, status in *rc), 0 when not. */
+int tr_lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
+                 PyObject *kwnames, TrValue *out, int *rc);
+/* A C method of a dict that writes it: tell the attribute cache. */
+void tr_call_note_dict_method(TrRun *run, PyObject *callable);
+extern PyTypeObject *tr_partial_type;
+
 /* tr_module.c: the runs in progress, so a generator resumed after its run ended gets a
  * run of its own. */
 uint64_t tr_run_serial(TrRun *run);          /* 0 when not registered */
@@ -97,5 +105,8 @@ int tr_op_import_star(PyObject *locals, PyObject *module);          /* 0 or -1 *
 PyObject *tr_op_import_from(PyObject *module, PyObject *name);      /* new ref */
 int tr_op_dict_merge_error(PyObject *func, PyObject *arg);          /* rewrites the error */
 PyObject *tr_op_lookup_special(PyObject *obj, const char *name);     /* new ref, NULL: none */
+/* The Python function a heap type defines (or inherits) for a special method, which
+ * CPython's slot_* would call: new ref, NULL (no exception) when it is anything else. */
+PyObject *tr_op_special_function(PyObject *obj, const char *name);
 
 #endif

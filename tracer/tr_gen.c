@@ -1,4 +1,4 @@
-/* tr_gen.c: generators whose bodies the tracer interprets (type tfjit.generator).
+/* tr_gen.c: generators whose bodies the tracer interprets (a type named generator).
  *
  * Mirrors Objects/genobject.c (3.11): a generator object owns a suspended frame and
  * resumes it in the tracer on next()/send()/throw()/close(), delegating throw() and
@@ -16,6 +16,7 @@
  * and the caller's restored (CPython chains gi_exc_state instead).
  */
 #include "tr_frame.h"
+#include <frameobject.h>   /* PyFrame_New */
 #include "tr_attr.h"
 #include "tr_faults.h"
 #include <structmember.h>
@@ -470,7 +471,7 @@ static void gen_dealloc(PyObject *self)
 
 static PyObject *gen_repr(PyObject *self)
 {
-    return PyUnicode_FromFormat("<tfjit.generator object %U at %p>", ((TrGen *)self)->qualname,
+    return PyUnicode_FromFormat("<generator object %U at %p>", ((TrGen *)self)->qualname,
                                 self);
 }
 
@@ -491,9 +492,15 @@ static PyObject *gen_get_yieldfrom(PyObject *self, void *unused)
     return Py_NewRef(yf != NULL ? yf : Py_None);
 }
 
+/* gi_frame: None once finished; while suspended, a frame object standing for the
+ * interpreted frame (its code, globals and line; a new one per access, since
+ * interpreted frames are not Python frame objects). New reference. */
 static PyObject *gen_get_frame(PyObject *self, void *unused)
 {
-    Py_RETURN_NONE;   /* interpreted frames are not Python frame objects */
+    TrFrame *f = ((TrGen *)self)->frame;
+    if (f == NULL)
+        Py_RETURN_NONE;
+    return (PyObject *)PyFrame_New(PyThreadState_Get(), f->code, f->globals, NULL);
 }
 
 static PyMethodDef gen_methods[] = {
@@ -521,7 +528,9 @@ static PyGetSetDef gen_getset[] = {
 
 static PyTypeObject TrGen_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tfjit.generator",
+    /* Named like CPython's (module builtins) so observations that print type names
+     * see a generator; isinstance(g, types.GeneratorType) stays false (TRACER.md). */
+    .tp_name = "generator",
     .tp_basicsize = sizeof(TrGen),
     .tp_dealloc = gen_dealloc,
     .tp_repr = gen_repr,

@@ -5,7 +5,8 @@
  *   tfjit.last_trace() -> str      the operations of the last traced call, one a line
  *   tfjit.set_faults(csv), tfjit.faults() -> list    injected faults (docs/FAULTS.md)
  *   tfjit.supported_opcodes() -> list, tfjit.excluded_opcodes() -> {name: reason},
- *   tfjit.opcode_counts() -> {name: executions since start}
+ *   tfjit.opcode_counts() -> {name: executions since start},
+ *   tfjit.opcode_table() -> {name: (number, inline cache entries)}
  *   tfjit.Unsupported              raised when the tracer cannot trace something
  *   tfjit.ProvenanceError          a provenance assertion failed
  *   tfjit.LimitExceeded            instruction or call-depth budget exhausted
@@ -335,6 +336,21 @@ static PyObject *mod_excluded_opcodes(PyObject *mod, PyObject *unused)
     return d;
 }
 
+static PyObject *mod_opcode_table(PyObject *mod, PyObject *unused)
+{
+    PyObject *d = PyDict_New();
+#define TR_OP(name, num, caches, status, why) \
+    if (d != NULL) { \
+        PyObject *t_ = Py_BuildValue("(ii)", num, caches); \
+        if (t_ == NULL || PyDict_SetItemString(d, #name, t_) < 0) \
+            Py_CLEAR(d); \
+        Py_XDECREF(t_); \
+    }
+#include "tr_opcodes.def"
+#undef TR_OP
+    return d;
+}
+
 static PyObject *mod_opcode_counts(PyObject *mod, PyObject *unused)
 {
     PyObject *d = PyDict_New();
@@ -362,6 +378,8 @@ static PyMethodDef tr_methods[] = {
      "supported_opcodes() -> list of the opcode names the tracer interprets"},
     {"excluded_opcodes", mod_excluded_opcodes, METH_NOARGS,
      "excluded_opcodes() -> {name: reason} for the opcodes it does not"},
+    {"opcode_table", mod_opcode_table, METH_NOARGS,
+     "opcode_table() -> {name: (number, inline cache entries)} as tr_opcodes.def has them"},
     {"opcode_counts", mod_opcode_counts, METH_NOARGS,
      "opcode_counts() -> {name: executions since the module started}"},
     {NULL, NULL, 0, NULL},

@@ -418,3 +418,17 @@ PyObject *tr_op_lookup_special(PyObject *obj, const char *name)
         return get(res, obj, (PyObject *)Py_TYPE(obj));
     return Py_NewRef(res);
 }
+
+PyObject *tr_op_special_function(PyObject *obj, const char *name)
+{
+    if (!(Py_TYPE(obj)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+        return NULL;
+    PyObject *n = PyUnicode_InternFromString(name);
+    if (n == NULL)
+        return NULL;
+    PyObject *res = _PyType_Lookup(Py_TYPE(obj), n);   /* borrowed */
+    Py_DECREF(n);
+    if (res == NULL || !PyFunction_Check(res))
+        return NULL;
+    return Py_NewRef(res);
+}

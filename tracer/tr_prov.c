@@ -227,7 +227,10 @@ static void repr_chain(ReprBuf *b, const TrProv *p, int depth)
         break;
     case TR_PROV_CALL:
         rb_puts(b, "CALL(");
-        repr_chain(b, p->base, depth + 1);
+        if (p->base == NULL && p->name != NULL)
+            rb_name(b, p->name);   /* a callee known by name only (a generator function) */
+        else
+            repr_chain(b, p->base, depth + 1);
         rb_puts(b, ")");
         break;
     case TR_PROV_SUBSCR:

@@ -101,6 +101,40 @@ def global_ops():
 def starred_calls():
     def f(*a, **k): return a, k
     return f(*[1], *(2,), x=1, **{"y": 2}), [*range(2), *"ab"], {**{"a": 1}, "b": 2}, {*"ab"}
+class Bag:
+    def __init__(self):
+        self.items = [1, 2, 3]
+    @property
+    def view(self):
+        return list(self.items)
+    def __iter__(self):
+        for x in self.view:
+            yield x * 10
+class Count:
+    def __init__(self, n):
+        self.n, self.i = n, 0
+    def __iter__(self):
+        return self
+    def __next__(self):
+        if self.i >= self.n:
+            raise StopIteration
+        self.i += 1
+        return self.i
+class BadIter:
+    def __iter__(self):
+        return 5
+def user_iterators():
+    out = [x for x in Bag()] + list(Count(2))
+    for y in Count(3):
+        out.append(y)
+    try:
+        for z in BadIter():
+            pass
+    except TypeError as e:
+        out.append(str(e))
+    return out
+
+
 # A body with more than 256 constants and locals: opargs need EXTENDED_ARG.
 LONG_SRC = "def long_function_extended_arg():\n    total = 0\n" + "".join(
     f"    v{i} = {i * 7}\n    total += v{i}\n" for i in range(300)) + "    return total\n"
@@ -111,6 +145,6 @@ for fn, args in [(closure_counter, ()), (cell_argument, (1,)), (deleted_cell, ()
                  (unpack_errors, ()), (imports, ()), (generators, ()),
                  (walrus_ternary, ([1, 2],)), (chained_compare, (2,)), (aug_ops, ()),
                  (slices, ([1, 2, 3],)), (global_ops, ()), (starred_calls, ()),
-                 (long_function_extended_arg, ())]:
+                 (long_function_extended_arg, ()), (user_iterators, ())]:
     check(fn, *args)
 finish()

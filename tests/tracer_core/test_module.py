@@ -76,6 +76,34 @@ def getattr_errors():
 check(getattr_errors)
 
 
+# warnings.warn takes its location from the interpreted frames; sys._getframe() is
+# declared Unsupported (it would see native frames).
+import sys
+import warnings
+def deprecated(level):
+    warnings.warn("old", DeprecationWarning, stacklevel=level)
+def warns(level):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        deprecated(level)
+        warnings.warn(UserWarning("inst"))
+    return [(str(x.message), x.category.__name__, x.lineno, x.filename) for x in w]
+check(warns, 1)
+check(warns, 2)
+try:
+    tfjit.jit(warns)(5)
+    expect(False, "stacklevel beyond the traced frames is Unsupported")
+except tfjit.Unsupported:
+    expect(True, "stacklevel beyond the traced frames is Unsupported")
+def getframe():
+    return sys._getframe().f_code.co_name
+try:
+    tfjit.jit(getframe)()
+    expect(False, "sys._getframe is Unsupported")
+except tfjit.Unsupported as e:
+    expect("frame introspection" in str(e), "sys._getframe is Unsupported")
+
+
 # Nothing of a run outlives it: the arguments, their attributes and results of
 # intermediate operations are collectable once the call returns.
 class W:

@@ -18,6 +18,11 @@ expect(set(excluded) == {"CACHE", "GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "EN
                          "BEFORE_ASYNC_WITH", "ASYNC_GEN_WRAP"},
        f"only CACHE and the async opcodes excluded: {sorted(excluded)}")
 
+table = tfjit.opcode_table()
+expect({n: num for n, (num, _) in table.items()} == opcode.opmap, "numbers as in opcode.opmap")
+expect(all(c == opcode._inline_cache_entries[num] for num, c in table.values()),
+       "inline cache entries as in opcode._inline_cache_entries")
+
 counts = tfjit.opcode_counts()
 expect(set(counts) == set(opcode.opmap), "counts for every opcode")
 before = counts["BINARY_OP"]

@@ -46,6 +46,17 @@ except AttributeError:
     pass
 expect("CALL fails (interpreted)" in tfjit.last_trace(), "the trace of a failed call is kept")
 
+def handled(d):
+    try:
+        return d["x"]
+    except KeyError:
+        return 0
+tfjit.jit(handled)({})
+t = tfjit.last_trace()
+line = handled.__code__.co_firstlineno + 2
+expect(f"RAISE KeyError in handled line {line}" in t and "EXCEPT KeyError in handled" in t,
+       f"raise and except recorded:\n{t}")
+
 # Chains print to a fixed depth, so an accumulator's provenance stays short.
 def accumulate(n):
     s = 0

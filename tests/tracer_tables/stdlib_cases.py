@@ -130,7 +130,57 @@ CASES = [
     case("copy.copy", lambda: ([1, [2]],)),
     case("html.escape", lambda: ("<a href='x'>&</a>",)),
     case("html.unescape", lambda: ("&lt;p&gt; &amp;amp; &#233; &eacute;",)),
+    # heavier pure-Python code: parsers, compilers, formatters
+    case("tomllib.loads", lambda: ('title = "t"\n[owner]\nname = "x"\nnums = [1, 2.5, true]\n'
+                                   '[[arr]]\nk = 1979-05-27T07:32:00Z\n',)),
+    case("ast.literal_eval", lambda: ("{'a': [1, 2.5, (3, None)], 'b': {True, -4}}",)),
+    case("re._parser.parse", lambda: (r"(?P<y>\d{4})-(\d\d)?[a-z]+|x*?$",), {}, str),
+    case("re._compiler.compile", lambda: (r"(\w+)@(\w+)\.com", 0),
+         {}, lambda p: (p.pattern, p.groups, p.findall("a@b.com c@d.com"))),
+    case("pprint.pformat", lambda: ({"k%d" % i: list(range(i)) for i in range(8)},), {"width": 40}),
+    case("inspect.signature", lambda: (lambda a, b=2, *c, d, **e: None,), {}, str),
+    case("inspect.getmembers", lambda: (__import__("colorsys"),),
+         {}, lambda ms: [n for n, _ in ms if not n.startswith("_")]),
+    case("argparse.ArgumentParser.parse_args",
+         lambda: (_parser(), ["-v", "--n", "3", "file.txt"]), {}, vars),
+    case("random.Random.shuffle", lambda: (__import__("random").Random(7), list(range(10)))),
+    case("random.Random.sample", lambda: (__import__("random").Random(3), "abcdefgh", 3)),
+    case("random.Random.choices", lambda: (__import__("random").Random(5), [1, 2, 3]), {"k": 4}),
+    case("calendar.TextCalendar.formatmonth", lambda: (__import__("calendar").TextCalendar(), 2026, 11)),
+    case("string.Template.substitute", lambda: (__import__("string").Template("$who likes ${what}"),),
+         {"who": "tim", "what": "kung pao"}),
+    case("string.Formatter.format", lambda: (__import__("string").Formatter(), "{0:>4}|{x!r}", 7),
+         {"x": "y"}),
+    case("collections.Counter.most_common", lambda: (__import__("collections").Counter("abracadabra"), 2)),
+    case("graphlib.TopologicalSorter.static_order",
+         lambda: (__import__("graphlib").TopologicalSorter({"b": {"a"}, "c": {"b"}}),), {}, list),
+    case("pathlib.PurePath.relative_to",
+         lambda: (__import__("pathlib").PurePosixPath("/a/b/c.txt"), "/a")),
+    case("email.utils.parseaddr", lambda: ("Tim Peters <tim@example.org>",)),
+    case("email.utils.formataddr", lambda: (("Tim", "tim@example.org"),)),
+    case("dataclasses.asdict", lambda: (_point(),)),
+    case("textwrap.TextWrapper.wrap", lambda: (__import__("textwrap").TextWrapper(width=15), LOREM)),
 ]
+
+
+def _parser():
+    import argparse
+    p = argparse.ArgumentParser(prog="t")
+    p.add_argument("-v", action="store_true")
+    p.add_argument("--n", type=int, default=0)
+    p.add_argument("path")
+    return p
+
+
+def _point():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class P:
+        x: int
+        tags: list
+
+    return P(1, ["a", ["b"]])
 
 UNSUPPORTED_OK = {
     # "module.function": "reason", only for a documented limitation of the tracer.

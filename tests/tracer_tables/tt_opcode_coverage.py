@@ -7,8 +7,8 @@ the whole snippet table runs under tfjit.jit, and every supported opcode must ha
 executed at least once (tfjit.opcode_counts(), summed over the forked children).
 
 Static part (also without the tracer): the opcodes present in the table's traced code
-(every code object of the snippets except the module body, make, between and
-make_other) must cover opcode.opmap except NOT_IN_TABLE below, so the table can reach
+(every code object of the snippets except the module body, the bodies of
+module-level classes, make, between and make_other) must cover opcode.opmap except NOT_IN_TABLE below, so the table can reach
 what a complete tracer supports.
 """
 import dis
@@ -45,14 +45,20 @@ def load_tables():
     return tables
 
 
-def traced_code_objects(code):
-    """Code objects under a snippet's module code, minus the setup functions."""
+CO_OPTIMIZED = 0x1
+
+
+def traced_code_objects(code, top=True):
+    """Code objects under a snippet's module code that a traced call may run: not the
+    setup functions, and not the bodies of module-level classes (they run when the
+    module is executed; their methods are kept)."""
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            if code.co_name == "<module>" and c.co_name in SETUP_NAMES:
+            if top and code.co_name == "<module>" and c.co_name in SETUP_NAMES:
                 continue
-            yield c
-            yield from traced_code_objects(c)
+            if not (top and not c.co_flags & CO_OPTIMIZED):
+                yield c
+            yield from traced_code_objects(c, top=False)
 
 
 def static_opcodes(tables):
@@ -62,7 +68,7 @@ def static_opcodes(tables):
             codes = list(traced_code_objects(sn.code()))
             for v in sn.namespace().values():   # code compiled by the snippet itself
                 if isinstance(v, types.CodeType):
-                    codes += [v] + list(traced_code_objects(v))
+                    codes += [v] + list(traced_code_objects(v, top=False))
             for c in codes:
                 for ins in dis.get_instructions(c):
                     seen.setdefault(ins.opname, sn.fullname)

@@ -1,0 +1,542 @@
+/* hz_protocol.c: one input through the run protocol (see hz_protocol.h).
+ *
+ * A Run owns every reference it takes (namespace, results, exceptions, LOG
+ * snapshots, args); run_clear releases them all, so dropping a Run drops the
+ * program's world (collected by the periodic PyGC_Collect when it has cycles). */
+#include "hz_protocol.h"
+#include "hz_embed.h"
+#include "hz_program.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A full collection costs ~0.3-0.9 ms (TOOLCHAIN.md): not per input. */
+#define HZ_GC_EVERY 100
+
+struct HzProtocol {
+    const HzTarget *target;
+    PyObject *provenance_error;   /* owned: tfjit.ProvenanceError, or NULL */
+    PyObject *limit_exceeded;     /* owned: tfjit.LimitExceeded, or NULL */
+    unsigned long inputs;
+};
+
+typedef enum { RUN_EAGER, RUN_TARGET } RunMode;
+
+typedef struct {
+    PyObject *ns;                  /* the fresh module namespace */
+    PyObject *result[OR_STEPS];
+    PyObject *exc[OR_STEPS];
+    PyObject *log_after[OR_STEPS];
+    PyObject *args, *args2;
+    int steps_done;
+    bool failed;                   /* the protocol could not run to the end */
+    char *why;                     /* eager: why the input is invalid */
+    OrTargetEnd end;               /* target run: how it ended */
+    int end_step;
+    char *message;                 /* target run: exception text and traceback */
+} Run;
+
+static char *xstrdup(const char *s)
+{
+    char *r = strdup(s);
+    if (r == NULL)
+        abort();
+    return r;
+}
+
+static char *xprintf(const char *fmt, const char *a, const char *b)
+{
+    size_t n = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
+    char *r = malloc(n);
+    if (r == NULL)
+        abort();
+    snprintf(r, n, fmt, a, b ? b : "");
+    return r;
+}
+
+static void run_clear(Run *r)
+{
+    Py_CLEAR(r->ns);
+    for (int i = 0; i < OR_STEPS; i++) {
+        Py_CLEAR(r->result[i]);
+        Py_CLEAR(r->exc[i]);
+        Py_CLEAR(r->log_after[i]);
+    }
+    Py_CLEAR(r->args);
+    Py_CLEAR(r->args2);
+    free(r->why);
+    free(r->message);
+    memset(r, 0, sizeof *r);
+}
+
+void hz_outcome_clear(HzOutcome *o)
+{
+    free(o->signature);
+    free(o->report);
+    for (int i = 0; i < 3; i++)
+        free(o->obs_text[i]);
+    memset(o, 0, sizeof *o);
+}
+
+/* Returns a new reference to tfjit.<name> or NULL (no exception set). */
+static PyObject *tfjit_exception(const char *name)
+{
+    PyObject *m = PyImport_ImportModule("tfjit");
+    PyObject *r = m ? PyObject_GetAttrString(m, name) : NULL;
+    Py_XDECREF(m);
+    if (r == NULL)
+        PyErr_Clear();
+    return r;
+}
+
+HzProtocol *hz_protocol_new(const HzTarget *target)
+{
+    HzProtocol *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        abort();
+    p->target = target;
+    p->provenance_error = tfjit_exception("ProvenanceError");
+    p->limit_exceeded = tfjit_exception("LimitExceeded");
+    return p;
+}
+
+void hz_protocol_free(HzProtocol *p)
+{
+    if (p == NULL)
+        return;
+    Py_XDECREF(p->provenance_error);
+    Py_XDECREF(p->limit_exceeded);
+    free(p);
+}
+
+/* Takes the pending exception as a normalised instance with its traceback attached.
+ * Returns a new reference; an exception must be set. */
+static PyObject *take_exception(void)
+{
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    if (t == NULL) {
+        fprintf(stderr, "tracefuzz: internal error: expected an exception\n");
+        abort();
+    }
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v == NULL) {   /* normalisation failed badly: keep the type as the value */
+        v = Py_NewRef(t);
+    }
+    else if (tb != NULL) {
+        PyException_SetTraceback(v, tb);
+    }
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+    return v;
+}
+
+/* True when any class in exc's MRO is named ProvenanceError (targets other than the
+ * built-in tracer declare provenance failures that way). */
+static bool named_provenance_error(PyObject *exc)
+{
+    PyObject *mro = Py_TYPE(exc)->tp_mro;   /* borrowed */
+    if (mro == NULL || !PyTuple_Check(mro))
+        return false;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        const char *n = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_name;
+        const char *dot = strrchr(n, '.');
+        if (strcmp(dot ? dot + 1 : n, "ProvenanceError") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* True when the innermost traceback frame of exc runs code from another file than
+ * the program's: the target raised it from its own frames. An exception without
+ * Python frames (raised by C code around the program) is not counted as the
+ * target's own. */
+static bool raised_by_target(PyObject *exc, const char *filename)
+{
+    PyObject *tb = PyException_GetTraceback(exc);   /* new reference */
+    if (tb == NULL)
+        return false;
+    PyTracebackObject *last = (PyTracebackObject *)tb;
+    while (last->tb_next != NULL)
+        last = last->tb_next;
+    bool own = false;
+    PyCodeObject *code = PyFrame_GetCode(last->tb_frame);   /* new reference */
+    const char *fn = PyUnicode_AsUTF8(code->co_filename);
+    if (fn == NULL)
+        PyErr_Clear();
+    else
+        own = strcmp(fn, filename) != 0;
+    Py_DECREF(code);
+    Py_DECREF(tb);
+    return own;
+}
+
+/* How the target's exception ends the run; OR_TARGET_FINISHED when it is a result. */
+static OrTargetEnd classify(HzProtocol *p, PyObject *exc, int step, const Run *eager,
+                            const char *filename)
+{
+    if ((p->provenance_error != NULL &&
+         PyObject_TypeCheck(exc, (PyTypeObject *)p->provenance_error)) ||
+        named_provenance_error(exc))
+        return OR_TARGET_PROVENANCE;
+    if (p->target->unsupported != NULL &&
+        PyObject_TypeCheck(exc, (PyTypeObject *)p->target->unsupported))
+        return OR_TARGET_UNSUPPORTED;
+    if (p->limit_exceeded != NULL &&
+        PyObject_TypeCheck(exc, (PyTypeObject *)p->limit_exceeded))
+        return OR_TARGET_TIMEOUT;
+    if (step >= 1 && eager->exc[step - 1] == NULL && raised_by_target(exc, filename))
+        return OR_TARGET_OWN_EXCEPTION;
+    return OR_TARGET_FINISHED;
+}
+
+/* Ends the run with a setup failure taken from the pending exception. In eager runs
+ * the input is invalid; in the target run the target failed to set up. */
+static void fail_run(Run *r, RunMode mode, const char *what, int step)
+{
+    PyObject *exc = take_exception();
+    char *text = hz_exception_text_of(exc, mode == RUN_TARGET);
+    Py_DECREF(exc);
+    r->failed = true;
+    r->end_step = step;
+    if (mode == RUN_EAGER) {
+        r->why = xprintf("%s raised %s", what, text);
+    }
+    else {
+        r->end = OR_TARGET_SETUP_FAILED;
+        r->message = xprintf("%s raised in the target run:\n%s", what, text);
+    }
+    free(text);
+}
+
+static void fail_contract(Run *r, RunMode mode, const char *why)
+{
+    r->failed = true;
+    if (mode == RUN_EAGER) {
+        r->why = xstrdup(why);
+    }
+    else {   /* only a nondeterministic program gets here */
+        r->end = OR_TARGET_SETUP_FAILED;
+        r->message = xprintf("in the target run, %s%s", why, NULL);
+    }
+}
+
+/* Snapshot of the namespace's current LOG after a step (a new list or NULL). */
+static PyObject *snapshot_log(PyObject *ns)
+{
+    PyObject *log = PyDict_GetItemString(ns, "LOG");   /* borrowed */
+    if (log == NULL)
+        return NULL;
+    PyObject *copy = PySequence_List(log);
+    if (copy == NULL)
+        PyErr_Clear();   /* a LOG that is not iterable is observed only at the end */
+    return copy;
+}
+
+/* Returns a new reference to args as a tuple, or NULL with an exception set. */
+static PyObject *as_args(PyObject *made, const char *who)
+{
+    if (PyTuple_Check(made))
+        return Py_NewRef(made);
+    PyObject *t = PySequence_Tuple(made);
+    if (t == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s() must return a tuple of arguments, not %s",
+                     who, Py_TYPE(made)->tp_name);
+    }
+    return t;
+}
+
+/* Calls fn() or fn(*args) eagerly; new reference or NULL with an exception. */
+static PyObject *call_eager(PyObject *fn, PyObject *args)
+{
+    return args ? PyObject_Call(fn, args, NULL) : PyObject_CallNoArgs(fn);
+}
+
+static void notify_step(const HzProtocolHooks *hooks, int step)
+{
+    if (hooks != NULL && hooks->target_step != NULL)
+        hooks->target_step(hooks->ctx, step);
+}
+
+/* One run of the protocol. eager is the first eager run (for the target run's
+ * classification), NULL in eager runs. Fills r; never leaves an exception set. */
+static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMode mode,
+                     const Run *eager, const HzProtocolHooks *hooks, Run *r)
+{
+    PyObject *f = NULL, *made = NULL;
+    PyObject *make, *program, *between, *make_other;   /* borrowed from r->ns */
+    memset(r, 0, sizeof *r);
+    r->end = OR_TARGET_FINISHED;
+
+    r->ns = PyDict_New();
+    if (r->ns == NULL)
+        goto nomem;
+    PyObject *name = PyUnicode_FromString(HZ_PROGRAM_MODULE);
+    if (name == NULL || PyDict_SetItemString(r->ns, "__name__", name) < 0 ||
+        PyDict_SetItemString(r->ns, "__builtins__", PyEval_GetBuiltins()) < 0) {
+        Py_XDECREF(name);
+        goto nomem;
+    }
+    Py_DECREF(name);
+    PyObject *res = PyEval_EvalCode(code, r->ns, r->ns);
+    if (res == NULL) {
+        fail_run(r, mode, "the module body", 0);
+        goto done;
+    }
+    Py_DECREF(res);
+
+    make = PyDict_GetItemString(r->ns, "make");
+    program = PyDict_GetItemString(r->ns, "program");
+    between = PyDict_GetItemString(r->ns, "between");
+    make_other = PyDict_GetItemString(r->ns, "make_other");
+    if (make == NULL || program == NULL) {
+        fail_contract(r, mode, make == NULL ? "the program defines no make()"
+                                      : "the program defines no program()");
+        goto done;
+    }
+    if (!PyCallable_Check(make) || !PyCallable_Check(program) ||
+        (between != NULL && !PyCallable_Check(between)) ||
+        (make_other != NULL && !PyCallable_Check(make_other))) {
+        fail_contract(r, mode, "make, program, between and make_other must be callables");
+        goto done;
+    }
+    /* Keep them alive even if the program rebinds its globals. */
+    Py_INCREF(make);
+    Py_INCREF(program);
+    Py_XINCREF(between);
+    Py_XINCREF(make_other);
+
+    if (mode == RUN_TARGET) {
+        notify_step(hooks, 0);
+        f = PyObject_CallOneArg(p->target->jit, program);
+        if (f == NULL) {
+            PyObject *exc = take_exception();
+            OrTargetEnd end = classify(p, exc, 0, eager, filename);
+            r->failed = true;
+            r->end = end == OR_TARGET_FINISHED ? OR_TARGET_SETUP_FAILED : end;
+            r->end_step = 0;
+            char *text = hz_exception_text_of(exc, 1);
+            r->message = xprintf("target(program) raised:\n%s%s", text, NULL);
+            free(text);
+            Py_DECREF(exc);
+            goto release;
+        }
+    }
+    else {
+        f = Py_NewRef(program);
+    }
+
+    made = PyObject_CallNoArgs(make);
+    if (made == NULL || (r->args = as_args(made, "make")) == NULL) {
+        fail_run(r, mode, "make()", 1);
+        goto release;
+    }
+    Py_CLEAR(made);
+
+    for (int step = 1; step <= OR_STEPS; step++) {
+        PyObject *args = r->args;
+        if (step == 2 && between != NULL) {
+            PyObject *b = call_eager(between, r->args);
+            if (b == NULL) {
+                fail_run(r, mode, "between()", step);
+                goto release;
+            }
+            Py_DECREF(b);
+        }
+        if (step == 3) {
+            made = PyObject_CallNoArgs(make_other ? make_other : make);
+            if (made == NULL ||
+                (r->args2 = as_args(made, make_other ? "make_other" : "make")) == NULL) {
+                fail_run(r, mode, make_other ? "make_other()" : "make()", step);
+                goto release;
+            }
+            Py_CLEAR(made);
+            args = r->args2;
+        }
+        if (mode == RUN_TARGET)
+            notify_step(hooks, step);
+        PyObject *rv = PyObject_Call(f, args, NULL);
+        if (rv == NULL) {
+            PyObject *exc = take_exception();
+            if (mode == RUN_TARGET) {
+                OrTargetEnd end = classify(p, exc, step, eager, filename);
+                if (end != OR_TARGET_FINISHED) {
+                    r->failed = true;
+                    r->end = end;
+                    r->end_step = step;
+                    char *text = hz_exception_text_of(exc, 1);
+                    r->message = xprintf("%s%s", text, NULL);
+                    free(text);
+                    Py_DECREF(exc);
+                    goto release;
+                }
+            }
+            r->exc[step - 1] = exc;   /* an exception from program is a result */
+        }
+        else {
+            r->result[step - 1] = rv;
+        }
+        r->log_after[step - 1] = snapshot_log(r->ns);
+        r->steps_done = step;
+    }
+
+release:
+    Py_XDECREF(made);
+    Py_XDECREF(f);
+    Py_DECREF(make);
+    Py_DECREF(program);
+    Py_XDECREF(between);
+    Py_XDECREF(make_other);
+done:
+    if (PyErr_Occurred()) {
+        fprintf(stderr, "tracefuzz: internal error: exception left set by the protocol\n");
+        PyErr_Print();
+        abort();
+    }
+    return;
+nomem:
+    fprintf(stderr, "tracefuzz: out of memory setting up a run\n");
+    abort();
+}
+
+/* Observation of a run (steps done so far). Aborts on failure: or_observe runs no
+ * user code and fails only on out-of-memory. */
+static void observe(const Run *r, OrObservation *obs)
+{
+    OrRunRaw raw;
+    memset(&raw, 0, sizeof raw);
+    raw.steps_done = r->steps_done;
+    for (int i = 0; i < OR_STEPS; i++) {
+        raw.result[i] = r->result[i];
+        raw.exc[i] = r->exc[i];
+        raw.log_after[i] = r->log_after[i];
+    }
+    raw.args = r->args;
+    raw.args2 = r->args2;
+    raw.log = r->ns ? PyDict_GetItemString(r->ns, "LOG") : NULL;
+    if (or_observe(&raw, obs) < 0) {
+        fprintf(stderr, "tracefuzz: cannot build an observation\n");
+        PyErr_Print();
+        abort();
+    }
+}
+
+/* The one descriptor kind a program uses, when there is exactly one (a hint for the
+ * signature); NULL otherwise. */
+static const char *single_desc_kind(const char *source)
+{
+    HzFeatures feat;
+    memset(&feat, 0, sizeof feat);
+    hz_source_features(source, &feat);
+    const char *kind = NULL;
+    for (int k = 0; k < HZ_DESC__COUNT; k++) {
+        if (!feat.desc[k])
+            continue;
+        if (kind != NULL)
+            return NULL;
+        kind = hz_desc_kind_name((HzDescKind)k);
+    }
+    return kind;
+}
+
+static char *obs_text(const OrObservation *o)
+{
+    char *t = or_observation_text(o);
+    if (t == NULL)
+        abort();
+    return t;
+}
+
+int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
+                    const HzProtocolHooks *hooks, HzOutcome *out)
+{
+    memset(out, 0, sizeof *out);
+    Run e1, e2, t;
+    memset(&e1, 0, sizeof e1);
+    memset(&e2, 0, sizeof e2);
+    memset(&t, 0, sizeof t);
+    OrObservation o1, o2, ot;
+    bool have1 = false, have2 = false, havet = false;
+    char *why = NULL;
+    OrVerdictInput in;
+    memset(&in, 0, sizeof in);
+    in.program_source = source;
+    in.hint_desc_kind = single_desc_kind(source);
+
+    PyObject *code = Py_CompileStringExFlags(source, filename, Py_file_input, NULL, 0);
+    if (code == NULL) {
+        char *text = hz_exception_text(0);
+        why = xprintf("the source does not compile: %s%s", text, NULL);
+        free(text);
+        goto decide;
+    }
+
+    run_once(p, code, filename, RUN_EAGER, NULL, hooks, &e1);
+    if (e1.failed) {
+        why = xprintf("eager run 1: %s%s", e1.why, NULL);
+        goto decide;
+    }
+    observe(&e1, &o1);
+    have1 = true;
+    run_once(p, code, filename, RUN_EAGER, NULL, hooks, &e2);
+    if (e2.failed) {
+        /* Run 1 got through: the program behaves differently each time. */
+        why = xprintf("eager run 2 (run 1 succeeded, so the program is "
+                      "nondeterministic): %s%s", e2.why, NULL);
+        goto decide;
+    }
+    observe(&e2, &o2);
+    have2 = true;
+    if (hooks != NULL && hooks->eager_done != NULL)
+        hooks->eager_done(hooks->ctx, false, NULL, &o1, &o2);
+
+    run_once(p, code, filename, RUN_TARGET, &e1, hooks, &t);
+    observe(&t, &ot);
+    havet = true;
+    in.target_end = t.end;
+    in.step = t.end_step;
+    in.target_message = t.message;
+
+decide:
+    if (why != NULL) {
+        in.invalid = true;
+        in.invalid_why = why;
+        if (hooks != NULL && hooks->eager_done != NULL)
+            hooks->eager_done(hooks->ctx, true, why, have1 ? &o1 : NULL, NULL);
+    }
+    in.eager1 = have1 ? &o1 : NULL;
+    in.eager2 = have2 ? &o2 : NULL;
+    in.target = havet ? &ot : NULL;
+    OrVerdict v;
+    memset(&v, 0, sizeof v);
+    int rc = or_verdict_decide(&in, &v);
+    if (rc == 0) {
+        out->kind = v.kind;
+        out->signature = v.signature;
+        out->report = v.report;
+        out->obs_text[0] = have1 ? obs_text(&o1) : NULL;
+        out->obs_text[1] = have2 ? obs_text(&o2) : NULL;
+        out->obs_text[2] = havet ? obs_text(&ot) : NULL;
+    }
+    if (have1)
+        or_observation_clear(&o1);
+    if (have2)
+        or_observation_clear(&o2);
+    if (havet)
+        or_observation_clear(&ot);
+    run_clear(&e1);
+    run_clear(&e2);
+    run_clear(&t);
+    Py_XDECREF(code);
+    free(why);
+
+    if (++p->inputs % HZ_GC_EVERY == 0)
+        PyGC_Collect();
+    if (PyErr_Occurred()) {
+        fprintf(stderr, "tracefuzz: internal error: exception left set after an input\n");
+        PyErr_Print();
+        abort();
+    }
+    return rc;
+}

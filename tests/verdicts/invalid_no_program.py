@@ -1,0 +1,6 @@
+# Lacks program(): not a program (INVALID).
+# expect[identity]: INVALID
+
+
+def make():
+    return ()
