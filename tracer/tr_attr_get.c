@@ -220,7 +220,7 @@ static int super_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
         const char *d;
         *how = Py_TYPE(res)->tp_descr_get == NULL ? TR_RES_CLASS_ATTR
              : PyDescr_IsData(res) ? TR_RES_DATA_DESC : TR_RES_NONDATA_DESC;
-        if (su_obj != starttype && su_obj != Py_None) {
+        if (su_obj != starttype) {   /* CPython passes NULL when obj is the start type */
             TrProv *p = tr_prov_attr(obj.prov, tr_names.self_, TR_RES_SLOT, "slot");
             if (p == NULL) {
                 Py_DECREF(res);
