@@ -1339,7 +1339,7 @@ dispatch:
         PyObject *kwnames = f->kwnames;
         f->kwnames = NULL;
         TrValue r = {NULL, NULL};
-        int err = tr_call(run, callable, &PEEK(nargs), nargs, kwnames, &r);
+        int err = tr_call_stack(run, callable, &PEEK(nargs), nargs, kwnames, &r);
         for (int i = 0; i < oparg + 2; i++)   /* [NULL f args] or [meth self args] */
             CLEAR_VALUE(POP());
         if (err < 0)
