@@ -400,6 +400,11 @@ int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *global
 
 void tr_frame_clear(TrFrame *f)
 {
+    /* CPython's _PyFrame_Clear order: locals in slot order, then the value stack. */
+    if (f->localsplus != NULL) {
+        for (int i = 0; i < f->nlocalsplus; i++)
+            tr_value_clear(&f->localsplus[i]);
+    }
     if (f->stack != NULL) {
         for (int i = 0; i < f->sp; i++)
             tr_value_clear(&f->stack[i]);
@@ -407,10 +412,6 @@ void tr_frame_clear(TrFrame *f)
         f->stack = NULL;
     }
     f->sp = 0;
-    if (f->localsplus != NULL) {
-        for (int i = 0; i < f->nlocalsplus; i++)
-            tr_value_clear(&f->localsplus[i]);
-    }
     Py_CLEAR(f->code);
     Py_CLEAR(f->func);
     Py_CLEAR(f->globals);
