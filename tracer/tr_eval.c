@@ -196,17 +196,37 @@ static const char *const binop_symbols[26] = {
 };
 static const char *const cmp_symbols[6] = {"<", "<=", "==", "!=", ">", ">="};
 
-/* A provenance record with a static symbol as its name (BINOP / UNOP). */
+/* A provenance record with a static symbol as its name (BINOP / UNOP). The symbols'
+ * str objects are made once, keyed by the literal's address. */
 static TrProv *prov_op(TrProvKind kind, TrProv *a, TrProv *b, const char *sym, int index)
 {
-    PyObject *name = PyUnicode_InternFromString(sym);
-    if (name == NULL) {
-        PyErr_Clear();
-        return NULL;
+    static struct { const char *sym; PyObject *str; } syms[64];
+    static int nsyms;
+    PyObject *name = NULL;
+    for (int i = 0; i < nsyms; i++) {
+        if (syms[i].sym == sym) {
+            name = syms[i].str;
+            break;
+        }
     }
-    TrProv *p = mkprov(kind, a, b, name, index);
-    Py_DECREF(name);
-    return p;
+    if (name == NULL) {
+        name = PyUnicode_InternFromString(sym);
+        if (name == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (nsyms < 64) {
+            syms[nsyms].sym = sym;
+            syms[nsyms].str = name;   /* kept for the life of the process */
+            nsyms++;
+        }
+        else {
+            TrProv *p = mkprov(kind, a, b, name, index);
+            Py_DECREF(name);
+            return p;
+        }
+    }
+    return mkprov(kind, a, b, name, index);
 }
 
 /* The globals lookup of LOAD_GLOBAL / LOAD_NAME: new ref, *builtin says where it
