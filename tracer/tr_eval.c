@@ -196,17 +196,37 @@ static const char *const binop_symbols[26] = {
 };
 static const char *const cmp_symbols[6] = {"<", "<=", "==", "!=", ">", ">="};
 
-/* A provenance record with a static symbol as its name (BINOP / UNOP). */
+/* A provenance record with a static symbol as its name (BINOP / UNOP). The symbols'
+ * str objects are made once, keyed by the literal's address. */
 static TrProv *prov_op(TrProvKind kind, TrProv *a, TrProv *b, const char *sym, int index)
 {
-    PyObject *name = PyUnicode_InternFromString(sym);
-    if (name == NULL) {
-        PyErr_Clear();
-        return NULL;
+    static struct { const char *sym; PyObject *str; } syms[64];
+    static int nsyms;
+    PyObject *name = NULL;
+    for (int i = 0; i < nsyms; i++) {
+        if (syms[i].sym == sym) {
+            name = syms[i].str;
+            break;
+        }
     }
-    TrProv *p = mkprov(kind, a, b, name, index);
-    Py_DECREF(name);
-    return p;
+    if (name == NULL) {
+        name = PyUnicode_InternFromString(sym);
+        if (name == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (nsyms < 64) {
+            syms[nsyms].sym = sym;
+            syms[nsyms].str = name;   /* kept for the life of the process */
+            nsyms++;
+        }
+        else {
+            TrProv *p = mkprov(kind, a, b, name, index);
+            Py_DECREF(name);
+            return p;
+        }
+    }
+    return mkprov(kind, a, b, name, index);
 }
 
 /* The globals lookup of LOAD_GLOBAL / LOAD_NAME: new ref, *builtin says where it
@@ -400,6 +420,11 @@ int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *global
 
 void tr_frame_clear(TrFrame *f)
 {
+    /* CPython's _PyFrame_Clear order: locals in slot order, then the value stack. */
+    if (f->localsplus != NULL) {
+        for (int i = 0; i < f->nlocalsplus; i++)
+            tr_value_clear(&f->localsplus[i]);
+    }
     if (f->stack != NULL) {
         for (int i = 0; i < f->sp; i++)
             tr_value_clear(&f->stack[i]);
@@ -407,16 +432,13 @@ void tr_frame_clear(TrFrame *f)
         f->stack = NULL;
     }
     f->sp = 0;
-    if (f->localsplus != NULL) {
-        for (int i = 0; i < f->nlocalsplus; i++)
-            tr_value_clear(&f->localsplus[i]);
-    }
     Py_CLEAR(f->code);
     Py_CLEAR(f->func);
     Py_CLEAR(f->globals);
     Py_CLEAR(f->builtins);
     Py_CLEAR(f->locals);
     Py_CLEAR(f->codebytes);
+    Py_CLEAR(f->fast_locals_dict);
 }
 
 int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
@@ -1338,7 +1360,7 @@ dispatch:
         PyObject *kwnames = f->kwnames;
         f->kwnames = NULL;
         TrValue r = {NULL, NULL};
-        int err = tr_call(run, callable, &PEEK(nargs), nargs, kwnames, &r);
+        int err = tr_call_stack(run, callable, &PEEK(nargs), nargs, kwnames, &r);
         for (int i = 0; i < oparg + 2; i++)   /* [NULL f args] or [meth self args] */
             CLEAR_VALUE(POP());
         if (err < 0)

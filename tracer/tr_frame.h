@@ -24,6 +24,7 @@ struct TrFrame {
     PyObject *builtins;          /* strong */
     PyObject *locals;            /* strong or NULL: the mapping of LOAD_NAME / STORE_NAME */
     PyObject *codebytes;         /* strong: PyCode_GetCode, the original (unquickened) bytecode */
+    PyObject *fast_locals_dict;  /* strong or NULL: what locals() returns (CPython's f_locals) */
     const unsigned char *instr;  /* bytes of codebytes: opcode, oparg pairs */
     int ninstr;                  /* code units */
     int lasti;                   /* code unit of the instruction executing */

@@ -431,6 +431,7 @@ static int gen_traverse(PyObject *self, visitproc visit, void *arg)
         Py_VISIT(f->globals);
         Py_VISIT(f->builtins);
         Py_VISIT(f->locals);
+        Py_VISIT(f->fast_locals_dict);
         for (int i = 0; i < f->sp; i++)
             Py_VISIT(f->stack[i].obj);
         if (f->localsplus != NULL) {

@@ -292,22 +292,33 @@ static int frame_locals(TrValue *out)
         *out = tr_value_new(Py_NewRef(f->locals), NULL);
         return 0;
     }
-    PyObject *d = PyDict_New();
-    if (d == NULL)
-        return -1;
+    /* CPython's f_locals of an optimised frame: one dict per frame, refreshed from the
+     * fast locals on each request (_PyFrame_FastToLocalsWithError): bound names set,
+     * unbound ones removed, other keys (written by exec) kept. */
+    if (f->fast_locals_dict == NULL) {
+        f->fast_locals_dict = PyDict_New();
+        if (f->fast_locals_dict == NULL)
+            return -1;
+    }
+    PyObject *d = f->fast_locals_dict;
     const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(f->code->co_localspluskinds);
     for (int i = 0; i < f->nlocalsplus; i++) {
+        PyObject *name = PyTuple_GET_ITEM(f->code->co_localsplusnames, i);
         PyObject *v = f->localsplus[i].obj;
         if (v != NULL && (kinds[i] & (TR_FAST_CELL | TR_FAST_FREE)) && PyCell_Check(v))
             v = PyCell_GET(v);
-        if (v == NULL)
+        if (v == NULL) {
+            if (PyDict_DelItem(d, name) < 0) {
+                if (!PyErr_ExceptionMatches(PyExc_KeyError))
+                    return -1;
+                PyErr_Clear();
+            }
             continue;
-        if (PyDict_SetItem(d, PyTuple_GET_ITEM(f->code->co_localsplusnames, i), v) < 0) {
-            Py_DECREF(d);
-            return -1;
         }
+        if (PyDict_SetItem(d, name, v) < 0)
+            return -1;
     }
-    *out = tr_value_new(d, NULL);
+    *out = tr_value_new(Py_NewRef(d), NULL);
     return 0;
 }
 
@@ -447,6 +458,40 @@ done:
     Py_XDECREF(kwn);
     (void)callable;
     return 1;
+}
+
+static int eval_in_frame(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
+                         TrValue *out)
+{
+    TrFrame *f = tr_eval_current_frame();
+    TrValue loc = {NULL, NULL};
+    PyObject *g, *l, *r;
+    if (f == NULL) {
+        PyErr_SetString(tr_Unsupported, "eval()/exec() outside an interpreted frame");
+        return -1;
+    }
+    if (nargs < 2 || args[1].obj == Py_None) {
+        g = f->globals;
+        if (nargs == 3 && args[2].obj != Py_None) {
+            l = args[2].obj;
+        }
+        else {
+            if (frame_locals(&loc) < 0)
+                return -1;
+            l = loc.obj;
+        }
+    }
+    else {
+        g = args[1].obj;
+        l = g;   /* nargs == 3 and locals None */
+    }
+    r = PyObject_CallFunctionObjArgs(callable.obj, args[0].obj, g, l, NULL);
+    tr_value_clear(&loc);
+    tr_attr_note_escape(run);
+    if (r == NULL)
+        return -1;
+    *out = tr_value_new(r, tr_prov_new(TR_PROV_CALL, callable.prov, NULL, NULL, 0));
+    return 0;
 }
 
 /* warnings.warn(message, category=None, stacklevel=1, source=None) (_warnings.c:
@@ -642,9 +687,27 @@ int tr_lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t n
         *rc = 0;
         return 1;
     }
-    if ((c == bi_dir && nargs == 0) || ((c == bi_eval || c == bi_exec) && nargs < 2)) {
-        PyErr_Format(tr_Unsupported, "%s() without explicit namespaces in traced code",
-                     ((PyCFunctionObject *)c)->m_ml->ml_name);
+    if (c == bi_dir && nargs == 0) {
+        /* dir(): the sorted names of the interpreted frame's locals. */
+        TrValue loc = {NULL, NULL};
+        if (frame_locals(&loc) < 0)
+            return 1;
+        PyObject *keys = PyMapping_Keys(loc.obj);
+        tr_value_clear(&loc);
+        if (keys == NULL || PyList_Sort(keys) < 0) {
+            Py_XDECREF(keys);
+            return 1;
+        }
+        *out = tr_value_new(keys, NULL);
+        *rc = 0;
+        return 1;
+    }
+    if ((c == bi_eval || c == bi_exec) && !haskw && nargs >= 1 && nargs <= 3 &&
+        (nargs < 2 || args[1].obj == Py_None || (nargs == 3 && args[2].obj == Py_None))) {
+        /* eval/exec with the frame's namespaces filled in (bltinmodule.c: globals None
+         * means the caller's globals and locals; locals None means the globals when
+         * globals were given); the code then runs natively. */
+        *rc = eval_in_frame(run, callable, args, nargs, out);
         return 1;
     }
     if (c == (PyObject *)&PyType_Type && nargs == 1 && !haskw) {

@@ -65,6 +65,15 @@ def locals_and_globals(a):
     def inner(): return b
     return sorted(locals()), "tfjit" in globals(), inner()
 check(locals_and_globals, 1)
+def namespaces(a):
+    b = a * 2
+    r = [eval("a + b"), eval("a", None, {"a": 9}), eval("x", {"x": 3}), dir()]
+    exec("c = a + 1")
+    exec("d = 2", None)
+    l1 = locals()
+    del b
+    return r, sorted(l1), l1 is locals(), "b" in locals()
+check(namespaces, 1)
 def getattr_errors():
     out = []
     for args in [(1,), (1, 2), (1, "real", 3, 4)]:
