@@ -169,6 +169,17 @@ hz_walk(HzWalker *w, HzProgram *p)
         mu->arg = (uint8_t)choose(w, p->nargs, mu->arg);
         int cls = p->arg_class[mu->arg];
         int n = hz_between_candidates(p, &lay, &bst, k, cls, cand);
+        /* A kind impossible on this argument tries the other arguments first
+         * (slot_toggle needs a class with slots, mro_middle_change a base). */
+        for (int d = 1; d < p->nargs && n == 0 && hz_between_needs_target(k); d++) {
+            int a2 = (mu->arg + d) % p->nargs;
+            int n2 = hz_between_candidates(p, &lay, &bst, k, p->arg_class[a2], cand);
+            if (n2 > 0) {
+                mu->arg = (uint8_t)a2;
+                cls = p->arg_class[a2];
+                n = n2;
+            }
+        }
         while (n == 0 && hz_between_needs_target(k)) {
             k = hz_between_fallback(k);
             n = hz_between_candidates(p, &lay, &bst, k, cls, cand);
@@ -230,8 +241,11 @@ splitmix64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* Decode of seeded random bytes: long enough that no choice runs out, so every
- * choice is uniform over its range. */
+/* Decode of seeded random bytes, long enough that no choice runs out, so every
+ * choice is uniform over its range. Half of the seeds are then cut down to a
+ * small program (at most 3 classes of 4 members, 8 statements, 2 mutations) and
+ * normalised: small programs compile faster and read better as reports, and the
+ * full-size half keeps the rare combinations coming. */
 HzProgram *
 hz_generate(uint64_t seed)
 {
@@ -241,5 +255,20 @@ hz_generate(uint64_t seed)
         uint64_t r = splitmix64(&s);
         memcpy(buf + i, &r, 8);
     }
-    return hz_decode(buf, sizeof(buf));
+    HzProgram *p = hz_decode(buf, sizeof(buf));
+    uint64_t r = splitmix64(&s);
+    if (r & 1) {
+        r >>= 1;
+        if (p->nclasses > 3)
+            p->nclasses = (uint8_t)(1 + (r >> 4) % 3);
+        for (int i = 0; i < p->nclasses; i++)
+            if (p->classes[i].nmembers > 4)
+                p->classes[i].nmembers = (uint8_t)(1 + (r >> (8 + 2 * i)) % 4);
+        if (p->nstmts > 8)
+            p->nstmts = (uint8_t)(1 + (r >> 20) % 8);
+        if (p->nbetween > 2)
+            p->nbetween = (uint8_t)(1 + (r >> 24) % 2);
+        hz_program_normalize(p);
+    }
+    return p;
 }

@@ -317,7 +317,12 @@ static void
 emit_stmt(HzEmitter *e, int s)
 {
     const HzStmt *st = &e->p->stmts[s];
-    const char *a = arg_names[st->arg];
+    /* A metaclass member exists on the class, not on instances: read it there. */
+    char meta_obj[16];
+    snprintf(meta_obj, sizeof(meta_obj), "type(%s)", arg_names[st->arg]);
+    const char *a = e->stmt_ref[s].cls < 0 && st->pattern != HZ_ACCESS_class_read
+                        && st->pattern != HZ_ACCESS_super_read
+                        ? meta_obj : arg_names[st->arg];
     const char *cls = e->cls_name[e->p->arg_class[st->arg]];
     const char *n = hz_emit_name(e, e->stmt_ref[s]);
     HzAccessPattern pat = (HzAccessPattern)st->pattern;

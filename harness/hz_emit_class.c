@@ -488,8 +488,19 @@ hz_emit_classes(HzEmitter *e)
             bl += (size_t)snprintf(bases + bl, sizeof(bases) - bl, "%smetaclass=%s",
                                    bl ? ", " : "", e->meta_name[c->meta - 1]);
         EMIT(e, "\nclass %s%s%s%s:\n", e->cls_name[ci], bl ? "(" : "", bases, bl ? ")" : "");
-        EMIT(e, "    \"\"\"Generated class %d of %d%s.\"\"\"\n", ci + 1, p->nclasses,
-             info->eff_meta ? ", met through a metaclass on class access" : "");
+        /* A one-line description of the class's shape for the reader. */
+        if (c->base1 == 0)
+            EMIT(e, "    \"\"\"A root class");
+        else if (c->base2 == 0)
+            EMIT(e, "    \"\"\"A subclass of %s", e->cls_name[c->base1 - 1]);
+        else
+            EMIT(e, "    \"\"\"A subclass of %s and %s (multiple inheritance)",
+                 e->cls_name[c->base1 - 1], e->cls_name[c->base2 - 1]);
+        if (info->eff_meta)
+            EMIT(e, ", of metaclass %s", e->meta_name[info->eff_meta - 1]);
+        if (info->own_slots)
+            EMIT(e, ", with __slots__");
+        EMIT(e, ".\"\"\"\n");
         if (info->own_slots) {
             int nslots = 0;
             EMIT(e, "\n    __slots__ = (");

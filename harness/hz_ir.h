@@ -2,7 +2,8 @@
  *
  * A program is plain data: fixed-size arrays of small integers, no pointers, so
  * cloning is a memcpy and a structure-aware mutator can edit fields in place and
- * hand the result to hz_encode. Every field is a *choice* of the decoder (see
+ * hand the result to hz_encode (hz_program_normalize repairs what an edit broke).
+ * Every field is a *choice* of the decoder (see
  * hz_decode.c): the decoder and the encoder run the same walk over these fields,
  * one reading choices from bytes, the other writing the choices it finds here.
  *
@@ -30,7 +31,8 @@
  *   - HZ_MAX_CLASSES: deep or wide hierarchies make MRO lookups and class creation
  *     dominate the run time without new attribute semantics past a few levels;
  *   - HZ_MAX_MEMBERS: a class body that grows with the input would let a fuzzer
- *     "find" coverage by sheer size; 8 covers every pairing of kinds in a class;
+ *     "find" coverage by sheer size; 8 leaves room for the interactions that matter
+ *     (a property, a __getattr__, a __getattribute__, an override, slots) together;
  *   - HZ_MAX_STMTS: program() length bounds the trace the tracer records (and its
  *     memory); the decoder reads at most this many statements from any input;
  *   - HZ_MAX_BETWEEN: a long between() only piles mutations on the same few names;

@@ -102,4 +102,14 @@ void hz_program_features(const HzProgram *p, HzFeatures *out);
  * from a .py input too. Unknown or missing tags are ignored. */
 void hz_source_features(const char *source, HzFeatures *out);
 
+/* Added by the program-model part: which (descriptor kind, access pattern) pairs
+ * the statements exercise, the kind being that of the member a statement reads
+ * (semantic feedback counters, stats). The emitter's statement tags carry both
+ * ("# tf: access=identity desc=prop_fresh"), so a source gives the same pairs. */
+typedef struct {
+    bool pair[HZ_DESC__COUNT][HZ_ACCESS__COUNT];
+} HzPairs;
+void hz_program_pairs(const HzProgram *p, HzPairs *out);
+void hz_source_pairs(const char *source, HzPairs *out);
+
 #endif

@@ -1,6 +1,7 @@
 /* hz_stats.c: which descriptor kinds, access patterns and between kinds a program
  * uses, read from the IR or from the `# tf:` tags the emitter writes into source
  * (so a hand-written .py input that keeps the tags is counted the same way). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hz_ir.h"
@@ -51,6 +52,74 @@ is_word(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
            || c == '_';
+}
+
+void
+hz_program_pairs(const HzProgram *p, HzPairs *out)
+{
+    memset(out, 0, sizeof(*out));
+    HzProgram *q = hz_program_clone(p);   /* resolve on the normalised program */
+    hz_program_normalize(q);
+    HzLayout *lay = malloc(sizeof(*lay));
+    if (lay == NULL) {
+        fprintf(stderr, "hz_program_pairs: out of memory\n");
+        abort();
+    }
+    hz_layout(q, lay);
+    HzRef cand[HZ_MAX_VISIBLE];
+    for (int s = 0; s < q->nstmts; s++) {
+        const HzStmt *st = &q->stmts[s];
+        int n = hz_stmt_candidates(q, lay, q->arg_class[st->arg], (HzAccessPattern)st->pattern,
+                                   cand);
+        const HzMember *mem = hz_ref_member(q, cand[st->member < n ? st->member : 0]);
+        out->pair[mem->kind][st->pattern] = true;
+    }
+    free(lay);
+    hz_program_free(q);
+}
+
+/* Finds `key=` on [s, end) and returns the index of its value in the table, or -1. */
+static int
+tag_value(const char *s, const char *end, const char *key, const char *(*name)(int), int count)
+{
+    size_t klen = strlen(key);
+    for (const char *t = s; t + klen < end; t++) {
+        if (memcmp(t, key, klen) != 0 || (t > s && t[-1] != ' ' && t[-1] != ':'))
+            continue;
+        const char *v = t + klen, *w = v;
+        while (w < end && *w != ' ' && *w != '\t')
+            w++;
+        for (int i = 0; i < count; i++) {
+            const char *nm = name(i);
+            if (strlen(nm) == (size_t)(w - v) && memcmp(nm, v, (size_t)(w - v)) == 0)
+                return i;
+        }
+        return -1;
+    }
+    return -1;
+}
+
+static const char *desc_name(int i);
+static const char *access_name(int i);
+
+void
+hz_source_pairs(const char *source, HzPairs *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (source == NULL)
+        return;
+    const char *s = source;
+    while ((s = strstr(s, "# tf:")) != NULL) {
+        s += 5;
+        const char *end = strchr(s, '\n');
+        if (end == NULL)
+            end = s + strlen(s);
+        int a = tag_value(s, end, "access=", access_name, HZ_ACCESS__COUNT);
+        int d = tag_value(s, end, "desc=", desc_name, HZ_DESC__COUNT);
+        if (a >= 0 && d >= 0)
+            out->pair[d][a] = true;
+        s = end;
+    }
 }
 
 /* Each "# tf:" marker is followed, up to the end of its line, by key=value tokens

@@ -220,7 +220,7 @@ static int super_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
         const char *d;
         *how = Py_TYPE(res)->tp_descr_get == NULL ? TR_RES_CLASS_ATTR
              : PyDescr_IsData(res) ? TR_RES_DATA_DESC : TR_RES_NONDATA_DESC;
-        if (su_obj != starttype && su_obj != Py_None) {
+        if (su_obj != starttype) {   /* CPython passes NULL when obj is the start type */
             TrProv *p = tr_prov_attr(obj.prov, tr_names.self_, TR_RES_SLOT, "slot");
             if (p == NULL) {
                 Py_DECREF(res);
@@ -356,6 +356,8 @@ static int finish_load(TrRun *run, TrValue obj, PyObject *name, TrValue *val,
     tr_prov_decref(val->prov);
     val->prov = p;
     if (use_cache) {
+        if (tr_cache_stale_remember(run, obj.obj, name, val, how, detail) < 0)
+            goto error;
         if (TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS)) {
             if (tr_cache_reconcile(run, obj.obj, name, val) < 0)
                 goto error;
@@ -390,7 +392,9 @@ int tr_attr_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     if (check_name(name) < 0)
         return -1;
     if (!TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS)) {
-        int hit = tr_cache_serve(run, obj.obj, name, out);
+        int hit = tr_cache_stale_serve(run, obj, name, out);
+        if (hit == 0)
+            hit = tr_cache_serve(run, obj.obj, name, out);
         if (hit < 0)
             return -1;
         if (hit) {

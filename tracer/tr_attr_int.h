@@ -88,6 +88,13 @@ int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *
                       TrResolution how, const char *detail);
 int tr_cache_reconcile(TrRun *run, PyObject *obj, PyObject *name, TrValue *fresh);
 
+/* Fault stale_class_attr across traced calls: serve (1 with *out, 0, -1) a class
+ * attribute remembered by an earlier call without looking at the class now, and
+ * remember plain class attributes read. No-ops without the fault. */
+int tr_cache_stale_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
+int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
+                            TrResolution how, const char *detail);
+
 /* Whether a resolution can be cached without the fault (values CPython keeps). */
 int tr_cache_is_stable(TrResolution how, const char *detail);
 

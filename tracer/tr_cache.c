@@ -25,8 +25,9 @@
  * wrap_attribute: every read is remembered whatever its resolution, escapes and
  * dict writes no longer invalidate, and each later read is resolved in full and
  * compared with the remembered object (tr_cache_reconcile). The fault
- * stale_class_attr serves class attributes without guard or assertion and lets a
- * class store forget only the class's own entries.
+ * stale_class_attr serves class attributes without guard or assertion, lets a
+ * class store forget only the class's own entries, and remembers class attributes
+ * across traced calls (the stale memo at the end of this file).
  *
  * Entries hold strong references (object, name, value, dict, types) for the length
  * of one TrRun only; tr_cache_free releases all of them. Releasing can run
@@ -170,10 +171,12 @@ int tr_cache_is_stable(TrResolution how, const char *detail)
 {
     switch (how) {
     case TR_RES_INST_DICT:
-    case TR_RES_SLOT:
-    case TR_RES_CLASS_ATTR:
         return 1;
+    case TR_RES_SLOT:
+        return strcmp(detail, "slot") == 0;
+    case TR_RES_CLASS_ATTR:
     case TR_RES_TYPE_DICT:
+        /* Not "super.class_attr": a super object's lookup is not its own type's. */
         return strcmp(detail, "class_attr") == 0;
     default:
         return 0;
@@ -188,11 +191,10 @@ static int version_of(PyTypeObject *t, unsigned int *v)
     return 1;
 }
 
-/* The instance dict of obj, borrowed, or NULL (no exception) when it has none. */
+/* The instance dict of obj as the generic algorithm sees it (for a class object,
+ * its own namespace), borrowed, or NULL (no exception) when it has none. */
 static PyObject *instance_dict(PyObject *obj)
 {
-    if (PyType_Check(obj))
-        return NULL;   /* a class's namespace is not an instance dict */
     PyObject **dp = _PyObject_GetDictPtr(obj);
     return dp ? *dp : NULL;
 }
@@ -399,5 +401,88 @@ int tr_cache_reconcile(TrRun *run, PyObject *obj, PyObject *name, TrValue *fresh
     TrValue kept = tr_value_dup(e->value);
     tr_value_clear(fresh);
     *fresh = kept;
+    return 0;
+}
+
+/* ---- Fault stale_class_attr across calls --------------------------------------
+ * A JIT that specialises on a class attribute's value without a guard on the class
+ * replays the old value on the next call after the class changed. The memo keeps,
+ * per (class, name, access), the last value read as a plain class attribute, for
+ * the whole process, and serves it before resolving. Bounded: a full memo starts
+ * over. Only consulted while the fault is on. */
+#define STALE_MEMO_MAX 64
+
+typedef struct {
+    PyObject *cls;      /* strong: the class the attribute was found through */
+    PyObject *name;     /* strong */
+    PyObject *value;    /* strong */
+    int on_class;       /* read on the class itself (C.x) rather than an instance */
+} StaleEntry;
+
+static StaleEntry stale_memo[STALE_MEMO_MAX];
+static int stale_len;
+
+static void stale_clear(void)
+{
+    int n = stale_len;
+    StaleEntry old[STALE_MEMO_MAX];
+    memcpy(old, stale_memo, sizeof old);
+    stale_len = 0;
+    for (int i = 0; i < n; i++) {
+        Py_DECREF(old[i].cls);
+        Py_DECREF(old[i].name);
+        Py_DECREF(old[i].value);
+    }
+}
+
+/* The memo key of a load of obj.name: its class, and whether obj is that class. */
+static PyObject *stale_key(PyObject *obj, int *on_class)
+{
+    *on_class = PyType_Check(obj);
+    return *on_class ? obj : (PyObject *)Py_TYPE(obj);
+}
+
+static int stale_find(PyObject *cls, PyObject *name, int on_class)
+{
+    for (int i = 0; i < stale_len; i++) {
+        if (stale_memo[i].cls == cls && stale_memo[i].on_class == on_class &&
+            same_name(stale_memo[i].name, name))
+            return i;
+    }
+    return -1;
+}
+
+int tr_cache_stale_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
+{
+    if (!TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR))
+        return 0;
+    int on_class;
+    PyObject *cls = stale_key(obj.obj, &on_class);
+    int i = stale_find(cls, name, on_class);
+    if (i < 0)
+        return 0;
+    TrProv *p = tr_attr_prov(obj.prov, name, on_class ? TR_RES_TYPE_DICT : TR_RES_CLASS_ATTR,
+                             "class_attr", NULL);
+    if (p == NULL)
+        return -1;
+    *out = tr_value_new(Py_NewRef(stale_memo[i].value), p);
+    return 1;
+}
+
+int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
+                            TrResolution how, const char *detail)
+{
+    if (!TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR))
+        return 0;
+    if ((how != TR_RES_CLASS_ATTR && how != TR_RES_TYPE_DICT) || strcmp(detail, "class_attr") != 0)
+        return 0;
+    int on_class;
+    PyObject *cls = stale_key(obj, &on_class);
+    if (stale_find(cls, name, on_class) >= 0)
+        return 0;
+    if (stale_len == STALE_MEMO_MAX)
+        stale_clear();
+    StaleEntry e = {Py_NewRef(cls), Py_NewRef(name), Py_NewRef(value->obj), on_class};
+    stale_memo[stale_len++] = e;
     return 0;
 }

@@ -14,6 +14,7 @@
  *   hzp_tool dump-dir DIR N [module:Class]   writes DIR/prog_<seed>.py for seeds < N
  *   hzp_tool dump-dir DIR N inputs           the same for the first N test inputs
  *   hzp_tool tags-parse -     hz_source_features on hand-written tags
+ *   hzp_tool probe KIND VARIANT PATTERN      one class, one member, one statement
  *   hzp_tool motivating -     prints the motivating report's shape (hand-built IR)
  *   hzp_tool emit SEED [module:Class]        prints one generated program
  *   hzp_tool emit-file FILE                  prints the program FILE decodes to
@@ -167,6 +168,15 @@ cmd_inputs(const char *cmd, size_t count)
             hz_source_features(src, &b);
             if (!features_equal(&a, &b))
                 FAIL("input %zu: source tags disagree with the IR", i);
+            HzPairs pa, pb;
+            hz_program_pairs(p, &pa);
+            hz_source_pairs(src, &pb);
+            if (memcmp(&pa, &pb, sizeof(pa)) != 0)
+                FAIL("input %zu: source (kind, pattern) pairs disagree with the IR", i);
+            for (int k = 0; k < HZ_DESC__COUNT; k++)
+                for (int x = 0; x < HZ_ACCESS__COUNT; x++)
+                    if (pa.pair[k][x] && (!a.desc[k] || !a.access[x]))
+                        FAIL("input %zu: a pair outside the features", i);
             free(src);
         }
         hz_program_free(p);
@@ -240,6 +250,7 @@ cmd_coverage(size_t count)
     size_t desc[HZ_DESC__COUNT] = {0}, access[HZ_ACCESS__COUNT] = {0};
     size_t between[HZ_BETWEEN__COUNT] = {0};
     size_t with_between = 0, with_other = 0, with_meta = 0, with_mi = 0;
+    static bool pairs_seen[HZ_DESC__COUNT][HZ_ACCESS__COUNT];
     for (size_t i = 0; i < count; i++) {
         HzProgram *p = hz_generate(i);
         HzFeatures f;
@@ -259,6 +270,13 @@ cmd_coverage(size_t count)
         }
         with_meta += meta;
         with_mi += mi;
+        if (i < 2000) {   /* pairs need a layout: a sample is enough */
+            HzPairs pr;
+            hz_program_pairs(p, &pr);
+            for (int k = 0; k < HZ_DESC__COUNT; k++)
+                for (int x = 0; x < HZ_ACCESS__COUNT; x++)
+                    pairs_seen[k][x] |= pr.pair[k][x];
+        }
         hz_program_free(p);
     }
     double pct = 100.0 / (double)count;
@@ -285,6 +303,17 @@ cmd_coverage(size_t count)
     printf("| program | has make_other() | %zu | %.1f |\n", with_other, with_other * pct);
     printf("| program | a class names a metaclass | %zu | %.1f |\n", with_meta, with_meta * pct);
     printf("| program | multiple inheritance | %zu | %.1f |\n", with_mi, with_mi * pct);
+    int npairs = 0;
+    for (int k = 0; k < HZ_DESC__COUNT; k++)
+        for (int x = 0; x < HZ_ACCESS__COUNT; x++)
+            npairs += pairs_seen[k][x];
+    printf("\n(kind, pattern) pairs read by some statement in the first 2,000 programs: %d of %d\n",
+           npairs, HZ_DESC__COUNT * HZ_ACCESS__COUNT);
+    for (int k = 0; k < HZ_DESC__COUNT; k++)
+        for (int x = 0; x < HZ_ACCESS__COUNT; x++)
+            if (!pairs_seen[k][x])
+                printf("  never: %s x %s\n", hz_desc_kind_name((HzDescKind)k),
+                       hz_access_name((HzAccessPattern)x));
     if (with_between * 100 < 30 * count)
         FAIL("between() in fewer than 30%% of programs");
     printf("coverage: %zu programs, %d failures\n", count, failures);
@@ -342,12 +371,52 @@ cmd_tags_parse(void)
     hz_source_features(src, &f);
     if (!features_equal(&f, &want))
         FAIL("tags-parse: features of the hand-written source are wrong");
+    HzPairs pairs, want_pairs;
+    memset(&want_pairs, 0, sizeof(want_pairs));
+    want_pairs.pair[HZ_DESC_prop_fresh][HZ_ACCESS_identity] = true;
+    hz_source_pairs(src, &pairs);
+    if (memcmp(&pairs, &want_pairs, sizeof(pairs)) != 0)
+        FAIL("tags-parse: (kind, pattern) pairs of the hand-written source are wrong");
     hz_source_features(NULL, &f);
     hz_source_features("", &f);
     memset(&want, 0, sizeof(want));
     if (!features_equal(&f, &want))
         FAIL("tags-parse: empty source has features");
     printf("tags-parse: %d failures\n", failures);
+    return failures ? 1 : 0;
+}
+
+/* probe KIND VARIANT PATTERN: a hand-built program of one class with one member
+ * and one statement, for checking that each kind behaves as DESIGN.md says. */
+static int
+cmd_probe(const char *kind, const char *variant, const char *pattern)
+{
+    HzProgram *p = hz_decode(NULL, 0);
+    int k = -1, a = -1;
+    for (int i = 0; i < HZ_DESC__COUNT; i++)
+        if (strcmp(kind, hz_desc_kind_name((HzDescKind)i)) == 0)
+            k = i;
+    for (int i = 0; i < HZ_ACCESS__COUNT; i++)
+        if (strcmp(pattern, hz_access_name((HzAccessPattern)i)) == 0)
+            a = i;
+    if (k < 0 || a < 0 || k == HZ_DESC_meta_prop || k == HZ_DESC_meta_data_desc
+        || k == HZ_DESC_mro_override) {
+        fprintf(stderr, "probe: unknown or unsupported kind/pattern\n");
+        return 2;
+    }
+    p->classes[0].members[0].kind = (uint8_t)k;
+    p->classes[0].members[0].variant = (uint8_t)atoi(variant);
+    p->classes[0].members[0].value = 7;
+    p->stmts[0].pattern = (uint8_t)a;
+    HzProgram *q = hz_program_clone(p);
+    hz_program_normalize(q);
+    if (!hz_program_equal(p, q))
+        FAIL("probe: the hand-built program is not valid");
+    char *src = hz_emit(p, NULL);
+    fputs(src, stdout);
+    free(src);
+    hz_program_free(p);
+    hz_program_free(q);
     return failures ? 1 : 0;
 }
 
@@ -484,6 +553,8 @@ main(int argc, char **argv)
         return cmd_motivating();
     if (!strcmp(cmd, "tags-parse"))
         return cmd_tags_parse();
+    if (!strcmp(cmd, "probe") && argc >= 5)
+        return cmd_probe(argv[2], argv[3], argv[4]);
     if (!strcmp(cmd, "dump-dir") && argc >= 4)
         return cmd_dump_dir(argv[2], n, argc > 4 ? argv[4] : NULL);
     if (!strcmp(cmd, "emit") || !strcmp(cmd, "emit-file")) {

@@ -43,7 +43,7 @@ LOG = []
 def make(): return (C(),)
 def program(c): return c.p
 """,
-    "stale_class_attr": """
+    "stale_class_attr": ["""
 class C:
     k = "old"
 def make(): return (C(),)
@@ -51,7 +51,13 @@ def program(c):
     a = c.k
     type(c).k = a + "+"
     return a, c.k
-""",
+""", """
+class C:
+    k = "old"
+def make(): return (C(),)
+def program(c): return c.k, type(c).k
+def between(c): C.k = "rebound between calls"
+"""],
 }
 
 
@@ -69,7 +75,15 @@ def outcome(src):
 
 
 def main(fault):
-    src = EXPOSERS[fault]
+    srcs = EXPOSERS[fault]
+    for i, src in enumerate([srcs] if isinstance(srcs, str) else srcs):
+        print(f"-- exposer {i}")
+        if check(fault, src):
+            return 1
+    return 0
+
+
+def check(fault, src):
     tfjit.set_faults("")
     base = outcome(src)
     print(f"no fault: {base}")

@@ -471,6 +471,20 @@ LOG = []
 def make(): return (C(),)
 def program(c): return c.h_a, c.x, getattr(c, "y", "dflt")
 """),
+        ("metaclass_generic_getattribute", """
+class M(type):
+    __getattribute__ = object.__getattribute__
+class C(metaclass=M):
+    k = [1]
+    @property
+    def p(self): return "prop"
+def make(): return (C(),)
+def program(c):
+    cls = type(c)
+    a = cls.k
+    cls.k = [2]
+    return a is cls.k, cls.k is cls.k, cls.k, type(cls.p).__name__, c.p
+"""),
         ("total_with_getattr", """
 class C:
     def __getattribute__(self, name):
@@ -505,6 +519,21 @@ class C(B, X):
 LOG = []
 def make(): return (C(),)
 def program(c): return c.p, c.m(), super(B, c).m(), super(C, c).p
+"""),
+        ("super_object_reused", """
+class A:
+    k = [1]
+    def m(self): return "A.m"
+class B(A):
+    k = [2]
+class C(B): pass
+def make(): return (C(),)
+def program(c):
+    s = super(B, c)
+    t = super(C, C)
+    return s.k is s.k, s.k, t.k is t.k, t.k, s.m(), s.m is s.m
+def between(c):
+    A.k = [3]
 """),
         ("diamond_class_attr", """
 class A: k = "A"
