@@ -449,7 +449,7 @@ int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
         PyErr_Format(tr_LimitExceeded, "traced call depth exceeded %d", run->max_depth);
         return -1;
     }
-    if (Py_EnterRecursiveCall(" in traced code"))
+    if (tr_stack_check() < 0 || Py_EnterRecursiveCall(" in traced code"))
         return -1;
     f->prev = current_frame;
     current_frame = f;

@@ -71,6 +71,9 @@ uint64_t tr_run_serial(TrRun *run);          /* 0 when not registered */
 TrRun *tr_run_find(TrRun *run, uint64_t serial);   /* run when still active, else NULL */
 void tr_run_register(TrRun *run);
 void tr_run_unregister(TrRun *run);
+/* -1 with LimitExceeded when the C stack used since the outermost run began is over
+ * budget (checked for every interpreted frame), else 0. */
+int tr_stack_check(void);
 
 /* tr_exc.c */
 /* Looks up the 3.11 exception table for the instruction at index: 1 with the handler,
