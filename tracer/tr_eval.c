@@ -4,8 +4,9 @@
  * each either dispatching or going to `error`, with its stack effect in a comment.
  * It reads the ORIGINAL bytecode (PyCode_GetCode), skipping the inline CACHE entries,
  * so run-time quickening never shows. Errors go through the 3.11 exception table;
- * each frame an exception passes through adds a traceback entry naming the program's
- * code, so the innermost entry of a program's exception is in the program's file.
+ * each frame an exception passes through adds a traceback entry (a frame object of
+ * the program's code), so the innermost entry of a program's exception is in the
+ * program's file. Frames can be suspended (YIELD_VALUE) and resumed (tr_gen.c).
  * The tracer's own errors (LimitExceeded, Unsupported, ProvenanceError) skip the
  * program's handlers and add no traceback entry.
  *
