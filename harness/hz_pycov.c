@@ -17,11 +17,13 @@
 __attribute__((section("__libfuzzer_extra_counters"), used, aligned(64)))
 static uint8_t hz_counters[HZ_COV_COUNTERS];
 
-#ifdef __AFL_COMPILER
-/* afl-clang-fast's runtime: the shared-memory map and its size. Weak, so a binary
- * that happens to lack the runtime still links. */
-extern uint8_t *__afl_area_ptr __attribute__((weak));
-extern uint32_t __afl_map_size __attribute__((weak));
+#if defined(__AFL_COMPILER) || defined(HZ_AFL_MAP)
+/* afl-clang-fast's runtime: the shared-memory map and its size. The instrumentation
+ * pass adds its own __afl_area_ptr to every module it instruments and renames any
+ * existing one into an undefined `__afl_area_ptr.1`: this file is compiled with
+ * --afl-noopt in AFL++ builds (fuzz/CMakeLists.txt), so the pass never sees it. */
+extern uint8_t *__afl_area_ptr;
+extern uint32_t __afl_map_size;
 #endif
 
 uint32_t hz_cov_key(uint32_t a, uint32_t b)
@@ -39,9 +41,9 @@ void hz_cov_hit(uint32_t key)
     uint8_t *c = &hz_counters[key & (HZ_COV_COUNTERS - 1)];
     if (*c != 0xFF)
         (*c)++;
-#ifdef __AFL_COMPILER
-    if (&__afl_area_ptr != NULL && __afl_area_ptr != NULL) {
-        uint32_t size = (&__afl_map_size != NULL && __afl_map_size) ? __afl_map_size : 65536;
+#if defined(__AFL_COMPILER) || defined(HZ_AFL_MAP)
+    if (__afl_area_ptr != NULL) {
+        uint32_t size = __afl_map_size ? __afl_map_size : 65536;
         /* Edges of the C code hash below size as well: a collision only loses a
          * little precision, as any two colliding edges do in AFL. */
         __afl_area_ptr[(key >> 3) % size]++;

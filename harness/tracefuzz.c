@@ -796,6 +796,7 @@ typedef struct {
 
 typedef struct {
     unsigned long long execs;      /* total inputs run */
+    unsigned long long base;       /* inputs run by earlier engine processes */
     double execs_per_s;
     long cov, ft, corpus;          /* libFuzzer: edges, features, corpus size */
     double map_pct;                /* AFL++: bitmap coverage */
@@ -885,7 +886,7 @@ static void parse_libfuzzer_line(const char *line, FuzzStats *st)
 {
     if (line[0] != '#' || !isdigit((unsigned char)line[1]))
         return;
-    st->execs = strtoull(line + 1, NULL, 10);
+    st->execs = st->base + strtoull(line + 1, NULL, 10);
     const char *p;
     if ((p = strstr(line, "cov: ")) != NULL)
         st->cov = strtol(p + 5, NULL, 10);
@@ -992,7 +993,7 @@ static void fuzz_env(const FuzzOptions *o)
  * parse (libFuzzer) and a progress line is printed every few seconds. The child is
  * killed (SIGTERM, then SIGKILL) if it overruns deadline_s. Returns the child's exit
  * status (128+signal when killed), or -1 if it could not start. */
-static int fuzz_spawn(char *const argv[], FILE *log, double deadline_s,
+static int fuzz_spawn(char *const argv[], FILE *log, double start, double deadline_s,
                       const FuzzOptions *o, const char *aflout, FuzzStats *st)
 {
     int fds[2];
@@ -1015,7 +1016,7 @@ static int fuzz_spawn(char *const argv[], FILE *log, double deadline_s,
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     bool afl = aflout != NULL;
-    double start = now_s(), last = start;
+    double last = now_s();
     char line[8192];
     size_t len = 0;
     int status = 0, killed = 0;
@@ -1346,29 +1347,51 @@ static int cmd_fuzz(int argc, char **argv)
     double start = now_s();
     int erc;
     if (!afl) {
-        /* Fork mode keeps fuzzing past a crash (each crash is saved and the job
-         * restarted), merging the jobs' corpora; -jobs would end at the first. */
-        snprintf(a_time, sizeof a_time, "-max_total_time=%.0f", o.time_s);
+        /* libFuzzer stops at the first crash. On one core, rerun it on the grown
+         * corpus for the time left (full speed: measured twice -fork=1's); on more,
+         * fork mode keeps N jobs going past crashes and merges their corpora. A seed
+         * that crashes would end every rerun before it starts: fork mode then too. */
+        bool use_fork = o.jobs > 1;
         snprintf(a_fork, sizeof a_fork, "-fork=%u", o.jobs);
         snprintf(a_art, sizeof a_art, "-artifact_prefix=%s", artifacts);
         snprintf(a_dict, sizeof a_dict, "-dict=%s", dict ? dict : "");
-        args[na++] = fuzzer;
-        args[na++] = a_time;
-        args[na++] = a_fork;
-        args[na++] = "-ignore_crashes=1";
-        args[na++] = "-ignore_timeouts=1";
-        args[na++] = "-ignore_ooms=1";
-        args[na++] = "-timeout=30";
-        args[na++] = "-rss_limit_mb=4096";
-        args[na++] = "-detect_leaks=0";
-        args[na++] = "-print_final_stats=1";
-        args[na++] = a_art;
-        if (dict != NULL)
-            args[na++] = a_dict;
-        args[na++] = corpus;
-        args[na++] = seeds;
-        args[na] = NULL;
-        erc = fuzz_spawn(args, log, o.time_s + 60, &o, NULL, &st);
+        erc = 0;
+        for (;;) {
+            double left = o.time_s - (now_s() - start);
+            if (left < 1)
+                break;
+            snprintf(a_time, sizeof a_time, "-max_total_time=%.0f", left);
+            na = 0;
+            args[na++] = fuzzer;
+            args[na++] = a_time;
+            if (use_fork) {
+                args[na++] = a_fork;
+                args[na++] = "-ignore_crashes=1";
+                args[na++] = "-ignore_timeouts=1";
+                args[na++] = "-ignore_ooms=1";
+            }
+            args[na++] = "-timeout=30";
+            args[na++] = "-rss_limit_mb=4096";
+            args[na++] = "-detect_leaks=0";
+            args[na++] = "-print_final_stats=1";
+            args[na++] = a_art;
+            if (dict != NULL)
+                args[na++] = a_dict;
+            args[na++] = corpus;
+            args[na++] = seeds;
+            args[na] = NULL;
+            unsigned long long before = st.execs;
+            erc = fuzz_spawn(args, log, start, left + 60, &o, NULL, &st);
+            if (erc <= 0 || use_fork)
+                break;   /* time is up, or the engine failed: its log says why */
+            st.crashes++;
+            st.base = st.execs;
+            if (st.execs == before) {
+                fprintf(stderr, "tracefuzz fuzz: an input of the corpus fails: going on "
+                        "in fork mode\n");
+                use_fork = true;
+            }
+        }
     }
     else {
         /* One afl-fuzz per job (-M f0, -S f1..), each in its own process. */
@@ -1422,7 +1445,7 @@ static int cmd_fuzz(int argc, char **argv)
                 _exit(127);
             }
         }
-        erc = fuzz_spawn(args, log, o.time_s + 60, &o, aflout, &st);
+        erc = fuzz_spawn(args, log, start, o.time_s + 60, &o, aflout, &st);
         for (unsigned j = 1; j < nk; j++)
             if (kids[j] > 0)
                 waitpid(kids[j], NULL, 0);
@@ -1434,7 +1457,7 @@ static int cmd_fuzz(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    if (st.execs == 0) {
+    if (st.execs == 0 && st.crashes == 0) {
         fprintf(stderr, "tracefuzz fuzz: the engine ran no input (exit status %d); its "
                 "output is in %s\n", erc, logpath);
         rc = EXIT_USAGE;
