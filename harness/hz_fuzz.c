@@ -21,8 +21,10 @@
  * collects garbage every hundred inputs.
  *
  * Feedback beyond C edges (hz_pycov.h): the (descriptor kind x access pattern)
- * pairs and between kinds the program uses, with the verdict; and for a target
- * written in Python, that target's line and branch coverage.
+ * pairs and between kinds the program uses, with the verdict; for the built-in
+ * tracer, the resolution each attribute operation actually took (tfjit.last_trace():
+ * "LOAD_ATTR x -> ... via property.fget", "[cached]"), alone and in pairs; and for a
+ * target written in Python, that target's line and branch coverage.
  *
  * The structure-aware mutator (hz_mutate.h) is exposed as LLVMFuzzerCustomMutator and
  * LLVMFuzzerCustomCrossOver; a quarter of the mutations stay byte-level (libFuzzer's
@@ -50,6 +52,7 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute
 static HzTarget target;
 static HzProtocol *proto;
 static bool strict, quiet, python_cov;
+static PyObject *last_trace;   /* owned: tfjit.last_trace for the built-in tracer, or NULL */
 static unsigned long ninputs, nnondet, ninvalid;
 
 static bool env_flag(const char *name)
@@ -100,6 +103,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     /* C coverage says nothing about a target written in Python: trace its lines. */
     python_cov = strcmp(target.name, "builtin") != 0 && strcmp(target.name, "identity") != 0;
+    if (strcmp(target.name, "builtin") == 0) {
+        PyObject *m = PyImport_ImportModule("tfjit");
+        last_trace = m ? PyObject_GetAttrString(m, "last_trace") : NULL;
+        Py_XDECREF(m);
+        PyErr_Clear();   /* a tracer without last_trace: no resolution feedback */
+    }
     proto = hz_protocol_new(&target);
     fprintf(stderr, "tracefuzz fuzz target: target %s%s%s, faults %s\n", target.name,
             python_cov ? " (Python line coverage)" : "", strict ? ", strict" : "",
@@ -132,6 +141,60 @@ static void program_features(const HzProgram *p)
     hz_cov_hit(hz_cov_key(4, p->other_kind));
 }
 
+/* The FNV-1a hash of [s, e). */
+static uint32_t hash_span(const char *s, const char *e)
+{
+    uint32_t h = 2166136261u;
+    for (; s < e; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* Resolution feedback from the built-in tracer's last trace: for each line of an
+ * attribute operation (`N LOAD_ATTR name [cached] -> type prov via MECHANISM`), the
+ * operation with its mechanism and whether the cache served it, and the pair with
+ * the previous operation's (a value cached by one resolution and reused by another
+ * is where the motivating bug lives). Names and values stay out of the keys. */
+static void resolution_features(void)
+{
+    PyObject *text = PyObject_CallNoArgs(last_trace);   /* new */
+    if (text == NULL || !PyUnicode_Check(text)) {
+        Py_XDECREF(text);
+        PyErr_Clear();
+        return;
+    }
+    const char *t = PyUnicode_AsUTF8(text);
+    if (t == NULL) {
+        PyErr_Clear();
+        Py_DECREF(text);
+        return;
+    }
+    uint32_t prev = 0;
+    while (*t) {
+        const char *eol = strchr(t, '\n');
+        if (eol == NULL)
+            eol = t + strlen(t);
+        const char *op = strstr(t, "_ATTR ");
+        if (op != NULL && op < eol) {
+            const char *opb = op;
+            while (opb > t && opb[-1] != ' ')
+                opb--;
+            const char *via = NULL;
+            for (const char *v = t; (v = strstr(v, " via ")) != NULL && v < eol; v += 5)
+                via = v + 5;
+            const char *cached = strstr(t, "[cached]");
+            uint32_t k = hash_span(opb, op + 5) ^
+                         (via ? hash_span(via, eol) * 31u : 0) ^
+                         (cached != NULL && cached < eol ? 0x5bd1e995u : 0);
+            hz_cov_hit(hz_cov_key(6, k));
+            hz_cov_hit(hz_cov_key(7, k ^ (prev * 0x9E3779B1u)));
+            prev = k;
+        }
+        t = *eol ? eol + 1 : eol;
+    }
+    Py_DECREF(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *source;
@@ -143,6 +206,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (source == NULL)
             abort();
         filename = "<tfseed>";
+        HzFeatures f;
+        memset(&f, 0, sizeof f);
+        hz_source_features(source, &f);
+        for (int k = 0; k < HZ_DESC__COUNT; k++)
+            if (f.desc[k])
+                hz_cov_hit(hz_cov_key(8, (uint32_t)k));
+        for (int k = 0; k < HZ_ACCESS__COUNT; k++)
+            if (f.access[k])
+                hz_cov_hit(hz_cov_key(9, (uint32_t)k));
     }
     else {
         HzProgram *p = hz_decode(data, size);
@@ -168,6 +240,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ninputs++;
     hz_cov_hit(hz_cov_key(5, (uint32_t)oc.kind));
+    if (last_trace != NULL)
+        resolution_features();
 
     bool finding = true;
     switch (oc.kind) {

@@ -6,6 +6,8 @@
  *   tracefuzz show  [--base MODULE:CLASS] FILE
  *   tracefuzz gen   --count N --seed S --out DIR [--base MODULE:CLASS] [--py]
  *   tracefuzz stats (--random N [--seed S] | PATH...)
+ *   tracefuzz fuzz  [--engine libfuzzer|afl] [--target T] [--faults F] [--time S]
+ *                   [--jobs N] [--out DIR] [options]
  *   tracefuzz COMMAND --help | tracefuzz --help | tracefuzz --version
  *
  * INPUTS
@@ -68,6 +70,27 @@
  *   For each descriptor kind, access pattern and between kind (the IDs of
  *   DESIGN.md), how many programs use it and the percentage: of N programs
  *   generated from seed S (default 1), or of the inputs under PATHs.
+ *
+ * fuzz
+ *   Coverage-guided fuzzing (docs/FUZZING.md), the README's main job. Builds
+ *   nothing: runs the prebuilt fuzz target tf_fuzz (fuzz/CMakeLists.txt) found next
+ *   to this binary (or in ../fuzz-fast, ../fuzz; for --engine afl, ../afl of the build
+ *   tree; --fuzzer PATH overrides) under libFuzzer, or under afl-fuzz with the
+ *   structure-aware custom mutator libtfafl_mutator.so. Seeds: corpus/seed of the
+ *   source tree (--seeds DIR), the dictionary corpus/tracefuzz.dict. For --time S
+ *   seconds (default 300) on --jobs N processes (default 1: libFuzzer is rerun on the
+ *   grown corpus after each crash; N > 1: libFuzzer's -fork=N, or one afl-fuzz -M
+ *   and N-1 -S). Progress goes to stderr every few seconds; the engine's own output
+ *   to DIR/fuzz.log. Afterwards each saved crash is replayed through a worker, as
+ *   `run` would, and written into DIR/findings as NAME.tf (the input), NAME.py
+ *   (`show`) and NAME.report (the verdict, report and observations). The summary
+ *   on stdout: time, execs and execs/s, coverage (libFuzzer: edges, features and
+ *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
+ *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs; artifacts
+ *   and findings are this run's. --target, --faults, --unsupported,
+ *   --python-path and --strict mean what they mean for `run`.
+ *   Exit status: 0 when nothing was found, 1 when something was, 2 when the fuzz
+ *   target is missing or the engine could not run.
  *
  * ENVIRONMENT
  *   TRACEFUZZ_FAULTS   default for --faults
@@ -947,12 +970,14 @@ static void afl_stats(const char *aflout, unsigned jobs, FuzzStats *st)
 
 static void fuzz_progress(const FuzzStats *st, double elapsed, bool afl)
 {
+    /* The overall rate: -fork mode's status lines carry none, AFL++'s is a recent
+     * window that starts out wild. */
     if (afl)
         fprintf(stderr, "tracefuzz fuzz: %4.0fs  %llu execs (%.0f/s)  map %.2f%%  corpus %ld  "
-                "crashes %lu\n", elapsed, st->execs, st->execs_per_s, st->map_pct,
-                st->corpus, st->crashes);
+                "crashes %lu\n", elapsed, st->execs,
+                elapsed > 0 ? (double)st->execs / elapsed : 0.0, st->map_pct, st->corpus,
+                st->crashes);
     else
-        /* -fork mode's status lines carry no rate: the overall one is what counts. */
         fprintf(stderr, "tracefuzz fuzz: %4.0fs  %llu execs (%.0f/s)  cov %ld  ft %ld  "
                 "corpus %ld  crashes %lu\n", elapsed, st->execs,
                 elapsed > 0 ? (double)st->execs / elapsed : 0.0, st->cov, st->ft, st->corpus,
@@ -1160,11 +1185,23 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
         }
         char line[4096];
         snprintf(line, sizeof line, "%s: %s", in.path, sig);
-        /* Name the files after the artifact, in DIR/findings. */
-        char *stem = stem_of(in.path);
-        for (char *c = stem; *c; c++)
-            if (*c == ':' || *c == ',')
-                *c = '_';
+        /* Name the files after the artifact, in DIR/findings: libFuzzer's crash-SHA1,
+         * or for AFL++'s DIR/afl/fN/crashes/id:NNNNNN,sig:..  fN-crash-NNNNNN. */
+        char *stem;
+        const char *kind = strstr(in.path, "/crashes/id:") ? "crash"
+                           : strstr(in.path, "/hangs/id:") ? "hang" : NULL;
+        if (kind != NULL) {
+            const char *id = strstr(in.path, "/id:") + 4;
+            const char *inst = strstr(in.path, "/afl/f");
+            unsigned f = inst != NULL ? (unsigned)strtoul(inst + 6, NULL, 10) : 0;
+            stem = malloc(64);
+            if (stem == NULL)
+                abort();
+            snprintf(stem, 64, "f%u-%s-%.6s", f, kind, id);
+        }
+        else {
+            stem = stem_of(in.path);
+        }
         HzInput named = in;
         char npath[4096];
         snprintf(npath, sizeof npath, "%s/%s", findings, stem);
