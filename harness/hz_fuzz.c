@@ -117,8 +117,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Semantic features of a bytes input: each statement's (descriptor kind of the member
- * it reads, access pattern), each between kind with the kind it targets' class
- * holds first, and make_other's twist. */
+ * it reads, access pattern), consecutive patterns on one argument, the between
+ * kinds, and make_other's twist. */
 static void program_features(const HzProgram *p)
 {
     HzLayout lay;
@@ -150,6 +150,13 @@ static uint32_t hash_span(const char *s, const char *e)
     return h;
 }
 
+/* The first needle in [s, e), or NULL: searches stay within one line of the trace
+ * (strstr would scan the rest of a long trace for every line). */
+static const char *find_in(const char *s, const char *e, const char *needle)
+{
+    return memmem(s, (size_t)(e - s), needle, strlen(needle));
+}
+
 /* Resolution feedback from the built-in tracer's last trace: for each line of an
  * attribute operation (`N LOAD_ATTR name [cached] -> type prov via MECHANISM`), the
  * operation with its mechanism and whether the cache served it, and the pair with
@@ -174,18 +181,17 @@ static void resolution_features(void)
         const char *eol = strchr(t, '\n');
         if (eol == NULL)
             eol = t + strlen(t);
-        const char *op = strstr(t, "_ATTR ");
-        if (op != NULL && op < eol) {
+        const char *op = find_in(t, eol, "_ATTR ");
+        if (op != NULL) {
             const char *opb = op;
             while (opb > t && opb[-1] != ' ')
                 opb--;
             const char *via = NULL;
-            for (const char *v = t; (v = strstr(v, " via ")) != NULL && v < eol; v += 5)
+            for (const char *v = t; (v = find_in(v, eol, " via ")) != NULL; v += 5)
                 via = v + 5;
-            const char *cached = strstr(t, "[cached]");
             uint32_t k = hash_span(opb, op + 5) ^
                          (via ? hash_span(via, eol) * 31u : 0) ^
-                         (cached != NULL && cached < eol ? 0x5bd1e995u : 0);
+                         (find_in(t, eol, "[cached]") ? 0x5bd1e995u : 0);
             hz_cov_hit(hz_cov_key(6, k));
             hz_cov_hit(hz_cov_key(7, k ^ (prev * 0x9E3779B1u)));
             prev = k;
