@@ -11,6 +11,8 @@
  *   TRACEFUZZ_PYTHON_PATH   colon-separated directories to find the target in
  *   TRACEFUZZ_STRICT=1      UNSUPPORTED is a finding
  *   TRACEFUZZ_QUIET=1       no note per NONDETERMINISTIC input
+ *   TRACEFUZZ_BYTE_MUTATOR=1  libFuzzer's byte-level mutation only (to measure
+ *                           what the structure-aware mutator is worth)
  *
  * A finding (any verdict but OK, UNSUPPORTED unless strict, INVALID and
  * NONDETERMINISTIC) prints the report and the program to stderr and aborts, so the
@@ -51,7 +53,7 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute
 
 static HzTarget target;
 static HzProtocol *proto;
-static bool strict, quiet, python_cov;
+static bool strict, quiet, python_cov, bytes_only;
 static PyObject *last_trace;   /* owned: tfjit.last_trace for the built-in tracer, or NULL */
 static unsigned long ninputs, nnondet, ninvalid;
 
@@ -76,6 +78,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *faults = getenv("TRACEFUZZ_FAULTS");
     strict = env_flag("TRACEFUZZ_STRICT");
     quiet = env_flag("TRACEFUZZ_QUIET");
+    bytes_only = env_flag("TRACEFUZZ_BYTE_MUTATOR");
 
     /* TRACEFUZZ_PYTHON_PATH split on ':' into a list that lives for the process. */
     static const char *dirs[64];
@@ -295,6 +298,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
     HzRng r = {seed};
+    if (bytes_only && LLVMFuzzerMutate != NULL)
+        return LLVMFuzzerMutate(data, size, max_size);
     /* A quarter byte-level: it reaches decodings no IR edit makes (a different class
      * count shifts every later choice) and it is all a source input can get. */
     if (hz_rng_below(&r, 4) != 0 || LLVMFuzzerMutate == NULL) {
@@ -308,7 +313,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
                                  uint8_t *out, size_t max_out, unsigned int seed)
 {
-    size_t n = hz_crossover_bytes(d1, s1, d2, s2, out, max_out, seed);
+    size_t n = bytes_only ? 0 : hz_crossover_bytes(d1, s1, d2, s2, out, max_out, seed);
     if (n > 0)
         return n;
     /* A source input on either side: libFuzzer's plain crossover, a prefix of one
