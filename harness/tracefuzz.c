@@ -824,6 +824,7 @@ typedef struct {
     long cov, ft, corpus;          /* libFuzzer: edges, features, corpus size */
     double map_pct;                /* AFL++: bitmap coverage */
     unsigned long crashes;         /* crashes the engine reported */
+    unsigned long nondet;          /* NONDETERMINISTIC inputs (generator bugs) seen */
 } FuzzStats;
 
 typedef struct {
@@ -907,6 +908,9 @@ static char *find_near(const char *dir, const char *const *rels, bool exec, bool
  * (the second is -fork mode's). */
 static void parse_libfuzzer_line(const char *line, FuzzStats *st)
 {
+    static const char nondet[] = "tracefuzz fuzz target: NONDETERMINISTIC input";
+    if (strncmp(line, nondet, sizeof nondet - 1) == 0)
+        st->nondet++;
     if (line[0] != '#' || !isdigit((unsigned char)line[1]))
         return;
     st->execs = st->base + strtoull(line + 1, NULL, 10);
@@ -1519,6 +1523,9 @@ static int cmd_fuzz(int argc, char **argv)
         printf("  coverage  %ld edges, %ld features, corpus %ld\n", st.cov, st.ft, st.corpus);
     printf("  findings  %lu in %zu signature%s%s%s\n", nfind, nsigs, nsigs == 1 ? "" : "s",
            nfind ? ", files in " : "", nfind ? findings : "");
+    if (st.nondet > 0)
+        printf("  note      %lu NONDETERMINISTIC inputs (generator bugs, not findings; "
+               "see %s)\n", st.nondet, logpath);
     qsort(sigs, nsigs, sizeof sigs[0], cmp_sig);
     for (size_t k = 0; k < nsigs; k++)
         printf("    %5lu  %s   (e.g. %s)\n", sigs[k].count, sigs[k].signature, sigs[k].example);
