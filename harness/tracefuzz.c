@@ -1506,10 +1506,11 @@ static int cmd_fuzz(int argc, char **argv)
     }
 
     collect_artifacts(afl ? aflout : artifacts, afl, o.jobs, &arts, &narts);
-    qsort(arts, narts, sizeof *arts, cmp_str);
-    if (narts > 0)
+    if (narts > 0) {   /* qsort wants a non-null array even for no elements */
+        qsort(arts, narts, sizeof *arts, cmp_str);
         fprintf(stderr, "tracefuzz fuzz: replaying %zu saved input%s\n", narts,
                 narts == 1 ? "" : "s");
+    }
     unsigned long nfind = fuzz_triage(&o, arts, narts, findings, sigs, &nsigs);
 
     printf("\ntracefuzz fuzz summary (%s, target %s, faults %s)\n", afl ? "AFL++" : "libFuzzer",
@@ -1526,7 +1527,8 @@ static int cmd_fuzz(int argc, char **argv)
     if (st.nondet > 0)
         printf("  note      %lu NONDETERMINISTIC inputs (generator bugs, not findings; "
                "see %s)\n", st.nondet, logpath);
-    qsort(sigs, nsigs, sizeof sigs[0], cmp_sig);
+    if (nsigs > 0)
+        qsort(sigs, nsigs, sizeof sigs[0], cmp_sig);
     for (size_t k = 0; k < nsigs; k++)
         printf("    %5lu  %s   (e.g. %s)\n", sigs[k].count, sigs[k].signature, sigs[k].example);
     rc = nfind > 0 ? 1 : 0;
