@@ -153,6 +153,20 @@ static void free_locals(TrValue *lp, int n)
     PyMem_Free(lp);
 }
 
+/* Binds through tr_call_bind, then (steal) releases the caller's values at once: CALL
+ * moves the arguments off the stack into the new frame (_PyEvalFramePushAndInit), so
+ * a callee's `del x` frees x as in CPython. */
+static TrValue *bind_args(PyFunctionObject *fn, TrValue *args, Py_ssize_t nargs,
+                          PyObject *kwnames, int steal)
+{
+    TrValue *lp = tr_call_bind(fn, args, nargs, kwnames);
+    if (steal) {
+        for (Py_ssize_t i = 0; i < nargs; i++)
+            tr_value_clear(&args[i]);
+    }
+    return lp;
+}
+
 TrValue *tr_call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t nargs,
                       PyObject *kwnames)
 {
@@ -276,12 +290,13 @@ fail:
 /* ---- calls ---- */
 
 static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
-                         Py_ssize_t nargs, PyObject *kwnames, TrValue *out)
+                         Py_ssize_t nargs, PyObject *kwnames, int steal, TrValue *out)
 {
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
     if (tr_trace_recordf(run, NULL, "CALL %U (interpreted)", fn->func_qualname) < 0)
         return -1;
-    TrValue *lp = tr_call_bind(fn, args, nargs, kwnames);
+    /* args is written only when steal, and then it is tr_call_stack's own stack slice */
+    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal);
     if (lp == NULL)
         return -1;
     if (co->co_flags & CO_GENERATOR)
@@ -569,7 +584,7 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
         PyCodeObject *co = (PyCodeObject *)((PyFunctionObject *)c)->func_code;
         if (co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
             return call_opaque(run, callable, args, nargs, kwnames, out);
-        return call_function(run, (PyFunctionObject *)c, args, nargs, kwnames, out);
+        return call_function(run, (PyFunctionObject *)c, args, nargs, kwnames, 0, out);
     }
     if (Py_IS_TYPE(c, &PyMethod_Type)) {
         TrValue fn = {PyMethod_GET_FUNCTION(c), NULL}, self = {PyMethod_GET_SELF(c), NULL};
@@ -614,4 +629,19 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
         }
     }
     return call_opaque(run, callable, args, nargs, kwnames, out);
+}
+
+int tr_call_stack(TrRun *run, TrValue callable, TrValue *args, Py_ssize_t nargs,
+                  PyObject *kwnames, TrValue *out)
+{
+    PyObject *c = callable.obj;
+    if (PyFunction_Check(c)) {
+        PyCodeObject *co = (PyCodeObject *)((PyFunctionObject *)c)->func_code;
+        if (!(co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))) {
+            out->obj = NULL;
+            out->prov = NULL;
+            return call_function(run, (PyFunctionObject *)c, args, nargs, kwnames, 1, out);
+        }
+    }
+    return tr_call(run, callable, args, nargs, kwnames, out);
 }

@@ -43,6 +43,10 @@ int tr_frame_super_args(TrFrame *f, TrValue *type, TrValue *obj);
  * a new array of co_nlocalsplus values (PyMem_Free it after releasing them). */
 TrValue *tr_call_bind(PyFunctionObject *func, const TrValue *args, Py_ssize_t nargs,
                       PyObject *kwnames);
+/* CALL's entry: like tr_call, but a Python function takes the argument values
+ * (args[] is cleared before its body runs, as CPython moves them off the stack). */
+int tr_call_stack(TrRun *run, TrValue callable, TrValue *args, Py_ssize_t nargs,
+                  PyObject *kwnames, TrValue *out);
 /* 1 if calling callable with these plain args is known to run no user code. */
 int tr_call_is_pure(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
                     PyObject *kwnames);

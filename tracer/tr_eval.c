@@ -4,8 +4,9 @@
  * each either dispatching or going to `error`, with its stack effect in a comment.
  * It reads the ORIGINAL bytecode (PyCode_GetCode), skipping the inline CACHE entries,
  * so run-time quickening never shows. Errors go through the 3.11 exception table;
- * each frame an exception passes through adds a traceback entry naming the program's
- * code, so the innermost entry of a program's exception is in the program's file.
+ * each frame an exception passes through adds a traceback entry (a frame object of
+ * the program's code), so the innermost entry of a program's exception is in the
+ * program's file. Frames can be suspended (YIELD_VALUE) and resumed (tr_gen.c).
  * The tracer's own errors (LimitExceeded, Unsupported, ProvenanceError) skip the
  * program's handlers and add no traceback entry.
  *
@@ -197,17 +198,37 @@ static const char *const binop_symbols[26] = {
 };
 static const char *const cmp_symbols[6] = {"<", "<=", "==", "!=", ">", ">="};
 
-/* A provenance record with a static symbol as its name (BINOP / UNOP). */
+/* A provenance record with a static symbol as its name (BINOP / UNOP). The symbols'
+ * str objects are made once, keyed by the literal's address. */
 static TrProv *prov_op(TrProvKind kind, TrProv *a, TrProv *b, const char *sym, int index)
 {
-    PyObject *name = PyUnicode_InternFromString(sym);
-    if (name == NULL) {
-        PyErr_Clear();
-        return NULL;
+    static struct { const char *sym; PyObject *str; } syms[64];
+    static int nsyms;
+    PyObject *name = NULL;
+    for (int i = 0; i < nsyms; i++) {
+        if (syms[i].sym == sym) {
+            name = syms[i].str;
+            break;
+        }
     }
-    TrProv *p = mkprov(kind, a, b, name, index);
-    Py_DECREF(name);
-    return p;
+    if (name == NULL) {
+        name = PyUnicode_InternFromString(sym);
+        if (name == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (nsyms < 64) {
+            syms[nsyms].sym = sym;
+            syms[nsyms].str = name;   /* kept for the life of the process */
+            nsyms++;
+        }
+        else {
+            TrProv *p = mkprov(kind, a, b, name, index);
+            Py_DECREF(name);
+            return p;
+        }
+    }
+    return mkprov(kind, a, b, name, index);
 }
 
 /* The globals lookup of LOAD_GLOBAL / LOAD_NAME: new ref, *builtin says where it
@@ -401,6 +422,11 @@ int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *global
 
 void tr_frame_clear(TrFrame *f)
 {
+    /* CPython's _PyFrame_Clear order: locals in slot order, then the value stack. */
+    if (f->localsplus != NULL) {
+        for (int i = 0; i < f->nlocalsplus; i++)
+            tr_value_clear(&f->localsplus[i]);
+    }
     if (f->stack != NULL) {
         for (int i = 0; i < f->sp; i++)
             tr_value_clear(&f->stack[i]);
@@ -408,10 +434,6 @@ void tr_frame_clear(TrFrame *f)
         f->stack = NULL;
     }
     f->sp = 0;
-    if (f->localsplus != NULL) {
-        for (int i = 0; i < f->nlocalsplus; i++)
-            tr_value_clear(&f->localsplus[i]);
-    }
     Py_CLEAR(f->code);
     Py_CLEAR(f->func);
     Py_CLEAR(f->globals);
@@ -429,7 +451,7 @@ int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
         PyErr_Format(tr_LimitExceeded, "traced call depth exceeded %d", run->max_depth);
         return -1;
     }
-    if (Py_EnterRecursiveCall(" in traced code"))
+    if (tr_stack_check() < 0 || Py_EnterRecursiveCall(" in traced code"))
         return -1;
     f->prev = current_frame;
     current_frame = f;
@@ -1342,7 +1364,7 @@ dispatch:
         PyObject *kwnames = f->kwnames;
         f->kwnames = NULL;
         TrValue r = {NULL, NULL};
-        int err = tr_call(run, callable, &PEEK(nargs), nargs, kwnames, &r);
+        int err = tr_call_stack(run, callable, &PEEK(nargs), nargs, kwnames, &r);
         for (int i = 0; i < oparg + 2; i++)   /* [NULL f args] or [meth self args] */
             CLEAR_VALUE(POP());
         if (err < 0)

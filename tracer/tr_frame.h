@@ -1,10 +1,12 @@
-/* tr_frame.h: an interpreted frame (private to tr_eval.c, tr_exc.c, tr_ops.c, tr_call.c).
+/* tr_frame.h: an interpreted frame and the declarations shared by the core's files
+ * (tr_eval.c, tr_exc.c, tr_ops.c, tr_call.c, tr_lookaside.c, tr_gen.c, tr_module.c).
  *
  * Mirrors CPython 3.11's _PyInterpreterFrame: the code, the function, globals and
  * builtins, the optional locals mapping (class bodies), localsplus (arguments, locals,
  * cells and free variables in co_localsplusnames order) and the value stack, every
- * slot a TrValue. Frames live on the C stack of tr_eval_code and are linked so that
- * zero-argument super() and locals() can find the innermost one.
+ * slot a TrValue. Function frames live on the C stack of tr_eval_code, generator
+ * frames in their generator object; running frames are linked (prev) so that
+ * zero-argument super(), locals() and warnings.warn can find them.
  */
 #ifndef TR_FRAME_H
 #define TR_FRAME_H
@@ -71,6 +73,9 @@ uint64_t tr_run_serial(TrRun *run);          /* 0 when not registered */
 TrRun *tr_run_find(TrRun *run, uint64_t serial);   /* run when still active, else NULL */
 void tr_run_register(TrRun *run);
 void tr_run_unregister(TrRun *run);
+/* -1 with LimitExceeded when the C stack used since the outermost run began is over
+ * budget (checked for every interpreted frame), else 0. */
+int tr_stack_check(void);
 
 /* tr_exc.c */
 /* Looks up the 3.11 exception table for the instruction at index: 1 with the handler,

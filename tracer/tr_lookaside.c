@@ -182,6 +182,15 @@ int tr_call_is_pure(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
         if (nargs != 2)
             return 0;
         PyObject *cls = args[1].obj;
+        /* isinstance reads obj.__class__ when type(obj) is not a subclass: a Python
+         * __getattribute__ / __getattr__ would run then. */
+        if (callable == bi_isinstance &&
+            Py_TYPE(args[0].obj)->tp_getattro != PyObject_GenericGetAttr &&
+            (Py_TYPE(args[0].obj)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+            return 0;
+        /* issubclass reads __bases__ of objects that are not classes. */
+        if (callable == bi_issubclass && !PyType_Check(args[0].obj))
+            return 0;
         if (PyTuple_Check(cls)) {
             for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cls); i++) {
                 if (!Py_IS_TYPE(PyTuple_GET_ITEM(cls, i), &PyType_Type))

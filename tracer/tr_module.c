@@ -12,6 +12,7 @@
  *   tfjit.LimitExceeded            instruction or call-depth budget exhausted
  */
 #include <stdlib.h>
+#include <sys/resource.h>
 #include "tr_module.h"
 #include "tr_frame.h"
 #include <structmember.h>
@@ -34,8 +35,42 @@ static struct { TrRun *run; uint64_t serial; } active_runs[TR_MAX_ACTIVE_RUNS];
 static int nactive;
 static uint64_t run_serials;
 
+/* The C stack: interpreted frames, the attribute protocol and C calls nest on it, more
+ * per Python-level call than CPython's own frames do (much more under ASan). Three
+ * quarters of the stack's rlimit, measured from where the outermost run started, is the budget;
+ * beyond it tr_stack_check raises LimitExceeded instead of overflowing. */
+static char *stack_base;
+static size_t stack_budget;
+
+static size_t compute_stack_budget(void)
+{
+    struct rlimit rl;
+    size_t lim = 8u << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        lim = (size_t)rl.rlim_cur;
+    if (lim > (64u << 20))
+        lim = 64u << 20;
+    return lim / 4 * 3;
+}
+
+int tr_stack_check(void)
+{
+    char *here = (char *)__builtin_frame_address(0);
+    if (stack_base != NULL && here < stack_base && (size_t)(stack_base - here) > stack_budget) {
+        PyErr_Format(tr_LimitExceeded, "traced call exceeded the C stack budget (%zu KiB)",
+                     stack_budget >> 10);
+        return -1;
+    }
+    return 0;
+}
+
 void tr_run_register(TrRun *run)
 {
+    if (nactive == 0) {
+        stack_base = (char *)__builtin_frame_address(0);
+        if (stack_budget == 0)
+            stack_budget = compute_stack_budget();
+    }
     if (nactive < TR_MAX_ACTIVE_RUNS) {
         active_runs[nactive].run = run;
         active_runs[nactive].serial = ++run_serials;
@@ -50,6 +85,8 @@ void tr_run_unregister(TrRun *run)
         abort();
     }
     nactive--;
+    if (nactive == 0)
+        stack_base = NULL;
 }
 
 uint64_t tr_run_serial(TrRun *run)

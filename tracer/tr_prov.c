@@ -10,8 +10,38 @@
 /* Deeper chains print as "..." (a loop's accumulator would print forever). */
 #define TR_PROV_REPR_DEPTH 12
 
+/* Chains are cut: a record links to at most TR_PROV_MAX_REACH records (counting
+ * shared ones again), beyond that the link goes to the shared "..." record. A loop
+ * accumulating `s = s + i` would otherwise keep one record per iteration alive,
+ * millions under the default budget; the cut costs a bounded walk per record. */
+#define TR_PROV_MAX_REACH 64
+
+static TrProv cut_record = {1 << 30, TR_PROV_OPAQUE, TR_RES_NONE, 0, NULL, NULL, NULL, "...", 0};
+
+static int reach_within(const TrProv *p, int *budget)
+{
+    while (p != NULL) {
+        if (--*budget < 0)
+            return 0;
+        if (p->arg != NULL && !reach_within(p->arg, budget))
+            return 0;
+        p = p->base;
+    }
+    return 1;
+}
+
+static TrProv *bounded(TrProv *link)
+{
+    int budget = TR_PROV_MAX_REACH;
+    if (link == NULL || reach_within(link, &budget))
+        return link;
+    return &cut_record;
+}
+
 TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
 {
+    base = bounded(base);
+    arg = bounded(arg);
     TrProv *p = PyMem_RawCalloc(1, sizeof *p);
     if (p == NULL) {
         PyErr_NoMemory();
@@ -43,7 +73,7 @@ TrProv *tr_prov_attr(TrProv *base, PyObject *name, TrResolution how, const char 
 
 void tr_prov_incref(TrProv *p)
 {
-    if (p != NULL)
+    if (p != NULL && p != &cut_record)   /* the shared cut record is never freed */
         p->refcnt++;
 }
 
@@ -52,7 +82,7 @@ void tr_prov_incref(TrProv *p)
  * followed in the loop and arg recursively. */
 void tr_prov_decref(TrProv *p)
 {
-    while (p != NULL) {
+    while (p != NULL && p != &cut_record) {
         if (p->refcnt <= 0) {
             fprintf(stderr, "tracefuzz: provenance record %p released twice\n", (void *)p);
             abort();
@@ -268,6 +298,10 @@ static void repr_chain(ReprBuf *b, const TrProv *p, int depth)
     case TR_PROV_BUILD:
     case TR_PROV_EXC:
     case TR_PROV_OPAQUE:
+        if (p == &cut_record) {
+            rb_puts(b, "...");
+            break;
+        }
         rb_puts(b, tr_prov_kind_name(p->kind));
         if (p->name != NULL) {
             rb_puts(b, " ");

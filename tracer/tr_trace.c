@@ -68,9 +68,22 @@ static int record_line(TrRun *run, PyObject *what, const TrValue *result)
     return rc;
 }
 
+/* Past the line cap only the serial advances: no text is built (a long loop would
+ * spend its time formatting lines nobody keeps). Returns 1 when that happened. */
+static int count_only(TrRun *run, const TrValue *result)
+{
+    TrTrace *t = run->trace;
+    if (PyList_GET_SIZE(t->lines) < TR_TRACE_MAX_LINES)
+        return 0;
+    t->serial++;
+    if (result != NULL && result->prov != NULL && result->prov->serial == 0)
+        result->prov->serial = t->serial;
+    return 1;
+}
+
 int tr_trace_record(TrRun *run, const char *what, const TrValue *result)
 {
-    if (run->trace == NULL)
+    if (run->trace == NULL || count_only(run, result))
         return 0;
     PyObject *w = PyUnicode_FromString(what);
     if (w == NULL)
@@ -82,7 +95,7 @@ int tr_trace_record(TrRun *run, const char *what, const TrValue *result)
 
 int tr_trace_recordf(TrRun *run, const TrValue *result, const char *fmt, ...)
 {
-    if (run->trace == NULL)
+    if (run->trace == NULL || count_only(run, result))
         return 0;
     va_list va;
     va_start(va, fmt);

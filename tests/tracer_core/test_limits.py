@@ -42,6 +42,36 @@ expect(issubclass(tfjit.LimitExceeded, Exception) and
        not issubclass(tfjit.LimitExceeded, tfjit.Unsupported), "distinct error")
 
 
+# Recursion through getters nests C frames per level: with a raised recursion limit
+# the C stack budget stops it (LimitExceeded), never a crash.
+class Rec:
+    @property
+    def p(self):
+        return self.p
+def recurse(o):
+    try:
+        return o.p
+    except RecursionError:
+        return "RecursionError"
+import sys
+old = sys.getrecursionlimit()
+sys.setrecursionlimit(100000)
+try:
+    r = tfjit.jit(recurse)(Rec())
+    expect(False, f"unbounded getter recursion stopped: {r!r}")
+except tfjit.LimitExceeded as e:
+    expect("stack" in str(e), f"C stack budget: {e}")
+finally:
+    sys.setrecursionlimit(old)
+# At the default limit CPython's RecursionError comes first in a plain build; an ASan
+# build uses more C stack per level and may stop at the budget: either, never a crash.
+try:
+    outcome = tfjit.jit(recurse)(Rec())
+except tfjit.LimitExceeded:
+    outcome = "LimitExceeded"
+expect(outcome in ("RecursionError", "LimitExceeded"), f"default limit: {outcome!r}")
+
+
 # The handled exception is restored when a limit unwinds from inside an except block.
 def limit_in_handler():
     try:

@@ -69,4 +69,21 @@ for _ in range(50):
     call_raises()
 after = (sys.getrefcount(o), sys.getrefcount(SENTINEL))
 expect(before == after, f"refcounts stable over 50 failing calls: {before} -> {after}")
+# A call moves its arguments into the callee's frame (CPython's CALL does): the
+# callee's `del` frees its argument at once.
+LOG = []
+class Fin:
+    def __del__(self):
+        LOG.append("del")
+def consume(x):
+    del x
+    LOG.append("after del")
+def calls_consume():
+    consume(Fin())
+    LOG.append("end")
+calls_consume()
+eager = LOG[:]
+LOG.clear()
+tfjit.jit(calls_consume)()
+expect(LOG == eager == ["del", "after del", "end"], f"argument freed by the callee: {LOG} vs {eager}")
 finish()
