@@ -110,11 +110,11 @@ int tr_attr_ready(void)
 TrProv *tr_attr_prov(TrProv *base, PyObject *name, TrResolution how, const char *detail,
                      TrProv *via)
 {
-    TrProv *p = tr_prov_attr(base, name, how, detail);
-    if (p != NULL && via != NULL) {
-        tr_prov_incref(via);
-        tr_prov_decref(p->arg);
-        p->arg = via;
+    /* Through tr_prov_new so that both links are bounded like every other record's. */
+    TrProv *p = tr_prov_new(TR_PROV_ATTR, base, via, name, 0);
+    if (p != NULL) {
+        p->how = how;
+        p->detail = detail;
     }
     return p;
 }
