@@ -88,6 +88,31 @@ static void fwd_note_store(TrReplayState *st, PyObject *owner, PyObject *name)
     fwd_forget_all(st);   /* __setattr__, __set__ or a class write may run user code */
 }
 
+/* 1 when owner.name = v went to the instance dict by the generic algorithm (no
+ * __setattr__ override, no data descriptor): the dict now holds v. */
+static int stored_in_dict(PyObject *owner, PyObject *name)
+{
+    PyTypeObject *t = Py_TYPE(owner);
+    if (t->tp_setattro != PyObject_GenericSetAttr || !PyUnicode_CheckExact(name))
+        return 0;
+    PyObject *d = _PyType_Lookup(t, name);
+    return d == NULL || Py_TYPE(d)->tp_descr_set == NULL;
+}
+
+/* A call that runs no user code and writes no instance dict: list.append and
+ * list.insert through LOAD_METHOD (an unbound method descriptor and an exact list),
+ * or what the tracer's own allow-list says (tr_call_is_pure). */
+static int pure_call(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
+                     PyObject *kwnames)
+{
+    if (Py_IS_TYPE(callable, &PyMethodDescr_Type) && kwnames == NULL && nargs >= 1 &&
+        PyDescr_TYPE(callable) == &PyList_Type && PyList_CheckExact(args[0].obj)) {
+        const char *n = ((PyMethodDescrObject *)callable)->d_method->ml_name;
+        return strcmp(n, "append") == 0 || strcmp(n, "insert") == 0;
+    }
+    return tr_call_is_pure(callable, args, nargs, kwnames);
+}
+
 /* ---- the resolved step of an attribute load ---- */
 
 /* The load of a step whose guards passed: a new reference or NULL. */
@@ -608,6 +633,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                                              : PyObject_DelAttr(owner, name);
             if (err < 0)
                 goto error;
+            if (op == TR_OP_STORE_ATTR && !((st->faults >> TR_FAULT_NO_INVALIDATE_ON_STORE) & 1u) &&
+                stored_in_dict(owner, name))
+                fwd_remember(st, owner, name, PEEK(2).obj);   /* store-to-load forwarding */
             CLEAR_VALUE(POP());
             if (op == TR_OP_STORE_ATTR)
                 CLEAR_VALUE(POP());
@@ -637,7 +665,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 goto exit;
             }
             f->kwnames = NULL;
-            if (!tr_call_is_pure(callable, &PEEK(nargs), nargs, kwnames))
+            if (!pure_call(callable, &PEEK(nargs), nargs, kwnames))
                 fwd_forget_all(st);
             PyObject **argv = nargs <= 16 ? callbuf : PyMem_Malloc((size_t)nargs * sizeof(PyObject *));
             if (argv == NULL) {
