@@ -422,6 +422,7 @@ int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *global
 
 void tr_frame_clear(TrFrame *f)
 {
+    tr_frameobj_detach(f);
     /* CPython's _PyFrame_Clear order: locals in slot order, then the value stack. */
     if (f->localsplus != NULL) {
         for (int i = 0; i < f->nlocalsplus; i++)

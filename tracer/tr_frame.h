@@ -27,6 +27,7 @@ struct TrFrame {
     PyObject *locals;            /* strong or NULL: the mapping of LOAD_NAME / STORE_NAME */
     PyObject *codebytes;         /* strong: PyCode_GetCode, the original (unquickened) bytecode */
     PyObject *fast_locals_dict;  /* strong or NULL: what locals() returns (CPython's f_locals) */
+    PyObject *frameobj;          /* borrowed or NULL: its sys._getframe() object (tr_frameobj.c) */
     const unsigned char *instr;  /* bytes of codebytes: opcode, oparg pairs */
     int ninstr;                  /* code units */
     int lasti;                   /* code unit of the instruction executing */
@@ -66,6 +67,15 @@ int tr_lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t n
 /* A C method of a dict that writes it: tell the attribute cache. */
 void tr_call_note_dict_method(TrRun *run, PyObject *callable);
 extern PyTypeObject *tr_partial_type;
+/* The frame's locals() dict (refreshed from its locals, CPython's f_locals), or its
+ * class-body mapping: new reference, NULL on error. */
+PyObject *tr_frame_locals_dict(TrFrame *f);
+
+/* tr_frameobj.c: sys._getframe(depth) in traced code; new reference or NULL. */
+PyObject *tr_frameobj_get(Py_ssize_t depth, PyObject *native_getframe);
+int tr_frameobj_ready(void);
+/* The frame ends: its object (if any) keeps where it stopped and stops being live. */
+void tr_frameobj_detach(TrFrame *f);
 
 /* tr_module.c: the runs in progress, so a generator resumed after its run ended gets a
  * run of its own. */

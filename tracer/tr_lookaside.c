@@ -290,24 +290,17 @@ static int arity(const char *fn, Py_ssize_t nargs, Py_ssize_t lo, Py_ssize_t hi)
 }
 
 /* locals() / vars() without argument: the interpreted frame's locals as a dict. */
-static int frame_locals(TrValue *out)
+PyObject *tr_frame_locals_dict(TrFrame *f)
 {
-    TrFrame *f = tr_eval_current_frame();
-    if (f == NULL) {
-        PyErr_SetString(tr_Unsupported, "locals() outside an interpreted frame");
-        return -1;
-    }
-    if (f->locals != NULL) {
-        *out = tr_value_new(Py_NewRef(f->locals), NULL);
-        return 0;
-    }
+    if (f->locals != NULL)
+        return Py_NewRef(f->locals);
     /* CPython's f_locals of an optimised frame: one dict per frame, refreshed from the
      * fast locals on each request (_PyFrame_FastToLocalsWithError): bound names set,
      * unbound ones removed, other keys (written by exec) kept. */
     if (f->fast_locals_dict == NULL) {
         f->fast_locals_dict = PyDict_New();
         if (f->fast_locals_dict == NULL)
-            return -1;
+            return NULL;
     }
     PyObject *d = f->fast_locals_dict;
     const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(f->code->co_localspluskinds);
@@ -319,15 +312,29 @@ static int frame_locals(TrValue *out)
         if (v == NULL) {
             if (PyDict_DelItem(d, name) < 0) {
                 if (!PyErr_ExceptionMatches(PyExc_KeyError))
-                    return -1;
+                    return NULL;
                 PyErr_Clear();
             }
             continue;
         }
         if (PyDict_SetItem(d, name, v) < 0)
-            return -1;
+            return NULL;
     }
-    *out = tr_value_new(Py_NewRef(d), NULL);
+    return Py_NewRef(d);
+}
+
+/* locals() / vars(): the innermost interpreted frame's locals dict. */
+static int frame_locals(TrValue *out)
+{
+    TrFrame *f = tr_eval_current_frame();
+    if (f == NULL) {
+        PyErr_SetString(tr_Unsupported, "locals() outside an interpreted frame");
+        return -1;
+    }
+    PyObject *d = tr_frame_locals_dict(f);
+    if (d == NULL)
+        return -1;
+    *out = tr_value_new(d, NULL);
     return 0;
 }
 
@@ -612,9 +619,20 @@ int tr_lookaside(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t n
     PyObject *c = callable.obj;
     int haskw = kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0;
     *rc = -1;
-    if (c == sys_getframe && c != NULL) {
-        PyErr_SetString(tr_Unsupported,
-                        "frame introspection: sys._getframe() in traced code sees native frames only");
+    if (c == sys_getframe && c != NULL && !haskw && nargs <= 1) {
+        /* sys._getframe([depth]): interpreted frames as frame-like objects, then the
+         * native ones (tr_frameobj.c). */
+        Py_ssize_t depth = 0;
+        if (nargs == 1) {
+            depth = PyLong_AsSsize_t(args[0].obj);
+            if (depth == -1 && PyErr_Occurred())
+                return 1;
+        }
+        PyObject *fo = tr_frameobj_get(depth < 0 ? 0 : depth, sys_getframe);
+        if (fo != NULL) {
+            *out = tr_value_new(fo, tr_prov_new(TR_PROV_CALL, callable.prov, NULL, NULL, 0));
+            *rc = 0;
+        }
         return 1;
     }
     if (c == warnings_warn) {

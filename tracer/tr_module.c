@@ -488,7 +488,7 @@ PyMODINIT_FUNC PyInit_tfjit(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (PyType_Ready(&TrJit_Type) < 0 || tr_call_init() < 0 || tr_gen_ready() < 0 ||
+    if (PyType_Ready(&TrJit_Type) < 0 || tr_call_init() < 0 || tr_gen_ready() < 0 || tr_frameobj_ready() < 0 ||
         tr_faults_set(getenv("TRACEFUZZ_FAULTS")) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -85,8 +85,8 @@ def getattr_errors():
 check(getattr_errors)
 
 
-# warnings.warn takes its location from the interpreted frames; sys._getframe() is
-# declared Unsupported (it would see native frames).
+# warnings.warn takes its location from the interpreted frames; sys._getframe() shows
+# them as frame-like objects (live line numbers and locals, f_back chain).
 import sys
 import warnings
 def deprecated(level):
@@ -104,13 +104,23 @@ try:
     expect(False, "stacklevel beyond the traced frames is Unsupported")
 except tfjit.Unsupported:
     expect(True, "stacklevel beyond the traced frames is Unsupported")
-def getframe():
-    return sys._getframe().f_code.co_name
-try:
-    tfjit.jit(getframe)()
-    expect(False, "sys._getframe is Unsupported")
-except tfjit.Unsupported as e:
-    expect("frame introspection" in str(e), "sys._getframe is Unsupported")
+def helper_peek():
+    f = sys._getframe(1)
+    return f.f_code.co_name, sorted(f.f_locals), f.f_lineno, f is sys._getframe(1)
+def getframe(a):
+    secret = a
+    here = sys._getframe()
+    line_then = here.f_lineno
+    peek = helper_peek()
+    return (here.f_code.co_name, line_then, here.f_lineno, peek, "secret" in here.f_locals,
+            here.f_back is not None, here.f_globals is globals())
+check(getframe, 1)
+import inspect
+import traceback
+def introspect():
+    return (inspect.currentframe().f_code.co_name,
+            [fs.name for fs in traceback.extract_stack(limit=2)])
+check(introspect)
 
 
 # Nothing of a run outlives it: the arguments, their attributes and results of
