@@ -130,6 +130,16 @@ static void mark(TrRecTrace *t, TrUnreusable why)
         t->unreusable = why;
 }
 
+void tr_record_call(TrRun *run, PyObject *callable)
+{
+    if (!PyCFunction_Check(callable))
+        return;
+    const char *n = ((PyCFunctionObject *)callable)->m_ml->ml_name;
+    if (strcmp(n, "_getframe") == 0 || strcmp(n, "warn") == 0 ||
+        strcmp(n, "warn_explicit") == 0 || strcmp(n, "_current_frames") == 0)
+        mark(run->rec->trace, TR_UR_FRAME_CALL);
+}
+
 void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
 {
     struct TrRecorder *r = run->rec;

@@ -135,6 +135,10 @@ void tr_rectrace_free(TrRecTrace *t);                  /* NULL-safe */
 int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg);
 /* The hook of tr_eval.c: called before each instruction of the top-level frame. */
 void tr_record_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg);
+/* The hook of tr_call.c: any call of the traced call (callees included). A call that
+ * walks up the stack (sys._getframe, warnings.warn) makes the trace unreusable: in a
+ * replay its callers are native and the top-level frame is the replayer's. */
+void tr_record_call(TrRun *run, PyObject *callable);
 /* 1 when the replayer executes op. */
 int tr_replay_supports(int op);
 /* 1 when callable needs the caller's frame (locals(), super() ...) with nargs args. */
