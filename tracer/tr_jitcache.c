@@ -182,7 +182,7 @@ int tr_jit_try_replay(TrJitCache *c, PyObject *fn, PyObject *const *args, size_t
         TrRecTrace *t = c->traces[k];
         if (t->func != fn)
             continue;
-        int g = entry_check(t, args, nargs, faults);
+        int g = t->stale >= 0 ? t->stale : entry_check(t, args, nargs, faults);
         if (g >= 0) {
             if (first_fail == -2)
                 first_fail = g;
@@ -243,6 +243,17 @@ void tr_jit_record_end(TrJitCache *c, struct TrRecorder *rec, int ok)
         tr_stat_unreusable(t->unreusable);
         tr_rectrace_free(t);
         return;
+    }
+    for (int k = 0; k < c->n; ) {        /* stale traces go first */
+        if (c->traces[k]->stale < 0) {
+            k++;
+            continue;
+        }
+        TrRecTrace *old = c->traces[k];
+        memmove(&c->traces[k], &c->traces[k + 1], (size_t)(c->n - k - 1) * sizeof(TrRecTrace *));
+        c->n--;
+        tr_stat_add(TR_STAT_EVICTIONS);
+        trace_release(old);
     }
     if (c->n == TR_JIT_MAX_TRACES) {
         TrRecTrace *old = c->traces[0];

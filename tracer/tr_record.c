@@ -22,6 +22,7 @@ TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t narg
     }
     t->unreusable = -1;
     t->precheck_end = -1;
+    t->stale = -1;
     t->has_kwargs = has_kwargs;
     t->func = Py_NewRef(fn);
     if (PyFunction_Check(fn))

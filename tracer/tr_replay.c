@@ -865,6 +865,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     next = i > 0 ? next : 0;
 exit:
     tr_stat_side_exit((TrExitReason)exit_reason, guard_kind);
+    if (exit_reason == TR_EXIT_GUARD)
+        t->stale = guard_kind;
     fwd_forget_all(st);   /* the forwarded values are dropped before the tracer runs */
     return side_exit(f, next, throwing, budget, max_depth, st->faults, out);
 }

@@ -116,6 +116,9 @@ typedef struct TrRecTrace {
     int precheck_end;            /* steps before the first store: checked at entry */
     int refs;                    /* the cache's 1 + replays running it (a replayed call
                                     may retrace the same jit and evict it) */
+    int stale;                   /* -1, or the guard kind that failed inline in a replay:
+                                    the trace is no longer chosen (the next call retraces
+                                    instead of leaving the trace at the same guard again) */
 } TrRecTrace;
 
 /* The recorder lives in TrRun.rec while a call of jit(fn) is traced. */

@@ -123,8 +123,9 @@ def between(c):
 
 def side_exit_class_swap_inner():
     # __class__ of an object reached from an argument: its type guard is inline (not
-    # checkable at entry), so the replay leaves the trace before that load.
-    plan = [("call", "make"), ("do", "between"), ("call", "make")]
+    # checkable at entry), so the replay leaves the trace before that load; the trace
+    # is then stale and the next call retraces (kind type).
+    plan = [("call", "make"), ("do", "between"), ("call", "make"), ("call", "make")]
     ok, _, _ = check("side_exit_class_swap_inner", """
 LOG = []
 class A:
@@ -141,7 +142,7 @@ def program(h):
     return h.o.v
 def between(h):
     h.o.__class__ = B
-""", plan, ["side_exit.guard.type"])
+""", plan, ["side_exit.guard.type", "retrace.type"])
     return ok
 
 
@@ -292,8 +293,11 @@ def program(h):
 def between(h):
     C.k = 2
 """
-    plan = [("call", "make"), ("do", "between"), ("call", "make")]
-    ok, _, d = check("side_exit_guard", src, plan, ["side_exit.guard.class_attr"])
+    plan = [("call", "make"), ("do", "between"), ("call", "make"), ("call", "make"),
+            ("call", "make")]
+    ok, _, d = check("side_exit_guard", src, plan, ["side_exit.guard.class_attr",
+                                                    "retrace.class_attr"])
+    ok = ok and d.get("side_exits") == 1 and d.get("replays") == 2
     return ok
 
 
