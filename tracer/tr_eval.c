@@ -442,6 +442,12 @@ void tr_frame_clear(TrFrame *f)
     Py_CLEAR(f->locals);
     Py_CLEAR(f->codebytes);
     Py_CLEAR(f->fast_locals_dict);
+    if (f->constprov != NULL) {
+        for (Py_ssize_t i = 0; i < f->nconstprov; i++)
+            tr_prov_decref(f->constprov[i]);
+        PyMem_Free(f->constprov);
+        f->constprov = NULL;
+    }
 }
 
 int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
@@ -588,7 +594,22 @@ dispatch:
 
     case TR_OP_LOAD_CONST: {       /* ( -- v) */
         PyObject *c = PyTuple_GET_ITEM(co->co_consts, oparg);
-        PUSH_OBJ(Py_NewRef(c), mkprov(TR_PROV_CONST, NULL, NULL, NULL, oparg));
+        /* One CONST[i] record per frame and constant: loops load constants often. */
+        if (f->constprov == NULL) {
+            f->nconstprov = PyTuple_GET_SIZE(co->co_consts);
+            f->constprov = PyMem_Calloc((size_t)f->nconstprov + 1, sizeof(TrProv *));
+        }
+        TrProv *p;
+        if (f->constprov != NULL) {
+            if (f->constprov[oparg] == NULL)
+                f->constprov[oparg] = mkprov(TR_PROV_CONST, NULL, NULL, NULL, oparg);
+            p = f->constprov[oparg];
+            tr_prov_incref(p);
+        }
+        else {
+            p = mkprov(TR_PROV_CONST, NULL, NULL, NULL, oparg);
+        }
+        PUSH_OBJ(Py_NewRef(c), p);
         DISPATCH();
     }
 

@@ -28,6 +28,8 @@ struct TrFrame {
     PyObject *codebytes;         /* strong: PyCode_GetCode, the original (unquickened) bytecode */
     PyObject *fast_locals_dict;  /* strong or NULL: what locals() returns (CPython's f_locals) */
     PyObject *frameobj;          /* borrowed or NULL: its sys._getframe() object (tr_frameobj.c) */
+    TrProv **constprov;          /* owned or NULL: CONST[i] records, made once per frame */
+    Py_ssize_t nconstprov;
     const unsigned char *instr;  /* bytes of codebytes: opcode, oparg pairs */
     int ninstr;                  /* code units */
     int lasti;                   /* code unit of the instruction executing */
