@@ -359,11 +359,11 @@ static int finish_load(TrRun *run, TrValue obj, PyObject *name, TrValue *val,
         if (tr_cache_stale_remember(run, obj.obj, name, val, how, detail) < 0)
             goto error;
         if (TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS)) {
-            if (tr_cache_reconcile(run, obj.obj, name, val) < 0)
+            if (tr_cache_reconcile(run, obj, name, val) < 0)
                 goto error;
         }
         else if (tr_cache_is_stable(how, detail) &&
-                 tr_cache_remember(run, obj.obj, name, val, how, detail) < 0)
+                 tr_cache_remember(run, obj, name, val, how, detail) < 0)
             goto error;
     }
     if (record(run, "LOAD_ATTR", name, "", val) < 0)
@@ -394,7 +394,7 @@ int tr_attr_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     if (!TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS)) {
         int hit = tr_cache_stale_serve(run, obj, name, out);
         if (hit == 0)
-            hit = tr_cache_serve(run, obj.obj, name, out);
+            hit = tr_cache_serve(run, obj, name, out);
         if (hit < 0)
             return -1;
         if (hit) {

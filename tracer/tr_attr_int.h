@@ -71,22 +71,26 @@ int tr_call_bound(TrRun *run, PyObject *attr, TrValue self, const TrValue *args,
 void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name);
 
 /* The cache's side of a load (tr_cache.c).
- * tr_cache_serve: for a stable entry of (obj, name) whose guard passes, asserts the
- * cached object is the one CPython's algorithm yields now (re-resolved without user
- * code) and returns 1 with *out (new references); an entry whose guard fails is
+ * tr_cache_serve: for a stable entry of (obj, name) made from this very object (a
+ * weak reference to it, or obj.prov being the record the read saw) whose guard
+ * passes, asserts the cached object is the one CPython's algorithm yields now
+ * (re-resolved without user code) and returns 1 with *out (new references: the
+ * live object and the remembered provenance); an entry that fails these checks is
  * dropped and 0 returned; no entry: 0. -1 with ProvenanceError when the assertion
  * fails. Not used under the assume_stable_attrs fault (see tr_cache_reconcile).
  * tr_cache_remember: stores the result of a fresh load when its resolution is
- * stable (or, under the fault, whatever it was). 0 or -1 (MemoryError).
+ * stable (or, under the fault, whatever it was). Without a fault the entry keeps no
+ * object alive (weak reference or compared addresses, see tr_cache.c). 0 or -1
+ * (MemoryError).
  * tr_cache_reconcile (assume_stable_attrs only, Thunder's wrap_attribute): after a
  * fresh load, if (obj, name) already has an entry its object must be the fresh one:
  * *fresh is replaced by the cached value; otherwise ProvenanceError "attribute X of
  * T object out of sync: <cached> vs. <fresh>". Without an entry the fresh value is
  * remembered. 0 or -1. */
-int tr_cache_serve(TrRun *run, PyObject *obj, PyObject *name, TrValue *out);
-int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
+int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
+int tr_cache_remember(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
                       TrResolution how, const char *detail);
-int tr_cache_reconcile(TrRun *run, PyObject *obj, PyObject *name, TrValue *fresh);
+int tr_cache_reconcile(TrRun *run, TrValue obj, PyObject *name, TrValue *fresh);
 
 /* Fault stale_class_attr across traced calls: serve (1 with *out, 0, -1) a class
  * attribute remembered by an earlier call without looking at the class now, and

@@ -21,34 +21,57 @@
  * missed an invalidation: it raises tfjit.ProvenanceError worded like the
  * motivating report ("attribute test of Test object out of sync: <a> vs. <b>").
  *
+ * Lifetimes (STYLE.md: caches must not change them). An entry keeps NOTHING alive
+ * that the traced program could observe dying: the object read from is held by a
+ * weak reference when its type supports them, else by address only (then a hit
+ * also needs the caller's object to carry the very provenance record the read
+ * saw, which the entry keeps counted: a record belongs to one value, so a new
+ * object at a reused address never matches); the type, the instance dict and the
+ * value are addresses that are only COMPARED, never dereferenced. Every check
+ * reads the live object the caller passes: its type and the type's version (a
+ * global counter: a new type at a reused address has another), its dict pointer
+ * and the dict's ma_version_tag (3.11: global and monotonic, fresh for every new
+ * dict). A hit returns the value re-resolved from the live world, after checking
+ * it is the remembered address. The entry owns only the name (a str) and
+ * provenance records (C structs owning strings), none of which has a finaliser.
+ *
  * The fault assume_stable_attrs (docs/FAULTS.md) turns this into Thunder's
  * wrap_attribute: every read is remembered whatever its resolution, escapes and
  * dict writes no longer invalidate, and each later read is resolved in full and
  * compared with the remembered object (tr_cache_reconcile). The fault
  * stale_class_attr serves class attributes without guard or assertion, lets a
  * class store forget only the class's own entries, and remembers class attributes
- * across traced calls (the stale memo at the end of this file).
- *
- * Entries hold strong references (object, name, value, dict, types) for the length
- * of one TrRun only; tr_cache_free releases all of them. Releasing can run
- * finalisers, so entries are always unlinked before they are released.
+ * across traced calls (the stale memo at the end of this file). Under either fault
+ * entries are STRONG (object, value, type, dict), like the memo of the JIT they
+ * model: a stale value can only be served, or named in a message, if it is alive.
+ * Strong entries live for one TrRun at most; releasing them can run finalisers, so
+ * entries are always unlinked before they are released.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "tr_attr_int.h"
 #include "tr_faults.h"
 
 typedef struct {
-    PyObject *obj;              /* strong */
-    PyObject *name;             /* strong */
-    TrValue value;              /* strong */
+    PyObject *obj;              /* identity key; owned only when strong */
+    PyObject *obj_wr;           /* weak reference to obj (weak entries of weakrefable
+                                   objects), or NULL */
+    PyObject *name;             /* strong (a str) */
+    PyObject *value;            /* owned only when strong, else compared by address */
+    TrProv *prov;               /* counted: the provenance served on a hit */
+    TrProv *obj_prov;           /* counted: obj's provenance at the read, kept for
+                                   objects without weak references, else NULL */
     TrResolution how;
     const char *detail;
-    PyTypeObject *type;         /* strong: type(obj) at the read */
+    PyTypeObject *type;         /* type(obj) at the read; owned only when strong */
     unsigned int type_version;
-    PyObject *dict;             /* strong or NULL: obj's instance dict at the read */
+    PyObject *dict;             /* obj's instance dict at the read, or NULL; owned
+                                   only when strong */
     uint64_t dict_version;
     unsigned int obj_version;   /* type_dict: the class's own version */
+    int strong;                 /* under a fault: obj, value, type, dict owned */
+    char value_type[64];        /* weak entries: type(value).__name__, for messages */
 } CacheEntry;
 
 /* Lookups are linear: a traced call touches few (object, name) pairs. A loop over
@@ -71,11 +94,16 @@ TrCache *tr_cache_new(void)
 
 static void entry_release(CacheEntry *e)
 {
-    Py_XDECREF(e->obj);
+    if (e->strong) {
+        Py_XDECREF(e->obj);
+        Py_XDECREF(e->value);
+        Py_XDECREF(e->type);
+        Py_XDECREF(e->dict);
+    }
+    Py_XDECREF(e->obj_wr);
     Py_XDECREF(e->name);
-    tr_value_clear(&e->value);
-    Py_XDECREF(e->type);
-    Py_XDECREF(e->dict);
+    tr_prov_decref(e->prov);
+    tr_prov_decref(e->obj_prov);
 }
 
 /* Unlinks every entry, then releases them (finalisers may re-enter the cache). */
@@ -114,6 +142,8 @@ static int same_name(PyObject *a, PyObject *b)
     return a == b || (PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0);
 }
 
+/* By address only: an entry found may belong to a dead object whose address was
+ * reused; same_object tells. */
 static Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
 {
     for (Py_ssize_t i = 0; c != NULL && i < c->len; i++) {
@@ -121,6 +151,22 @@ static Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
             return i;
     }
     return -1;
+}
+
+/* Whether entry e was made by a read of the live object obj (whose provenance is
+ * obj_prov), not of a dead one that lived at the same address. */
+static int same_object(const CacheEntry *e, PyObject *obj, const TrProv *obj_prov)
+{
+    if (e->obj != obj)
+        return 0;
+    if (e->strong)
+        return 1;   /* the entry kept it alive */
+    if (e->obj_wr != NULL)
+        return PyWeakref_GET_OBJECT(e->obj_wr) == obj;
+    /* Not weakrefable: the entry keeps the object's record at the read alive, and
+     * a record describes one value, so the caller's value carrying it is the
+     * object read then. */
+    return obj_prov != NULL && e->obj_prov == obj_prov;
 }
 
 static int fault_on(TrRun *run)
@@ -140,6 +186,8 @@ void tr_attr_note_dict_write(TrRun *run, PyObject *d)
     if (run == NULL || run->cache == NULL || fault_on(run))
         return;
     TrCache *c = run->cache;
+    /* Address comparisons only: a stale entry matching a reused address is simply
+     * forgotten, which is always safe. */
     for (Py_ssize_t i = c->len - 1; i >= 0; i--) {
         if (i < c->len && (c->entries[i].dict == d || c->entries[i].obj == d))
             cache_remove(c, i);
@@ -199,9 +247,10 @@ static PyObject *instance_dict(PyObject *obj)
     return dp ? *dp : NULL;
 }
 
-int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
+int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
                       TrResolution how, const char *detail)
 {
+    PyObject *obj = objv.obj;
     TrCache *c = run->cache;
     if (c == NULL)
         return 0;
@@ -209,6 +258,8 @@ int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *
     e.how = how;
     e.detail = detail;
     e.type = Py_TYPE(obj);
+    /* The faults model a JIT whose memo owns what it remembered. */
+    e.strong = fault_on(run) || TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR);
     if (!fault_on(run)) {
         /* Without a valid version tag no guard can be checked: do not cache. */
         if (!version_of(e.type, &e.type_version))
@@ -216,16 +267,41 @@ int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *
         if (how == TR_RES_TYPE_DICT && !version_of((PyTypeObject *)obj, &e.obj_version))
             return 0;
     }
+    /* Without a weak reference, identity rests on the record the read saw (see
+     * same_object): an object without one cannot be cached. */
+    if (!e.strong && !PyType_SUPPORTS_WEAKREFS(e.type) && objv.prov == NULL)
+        return 0;
     e.dict = instance_dict(obj);
     if (e.dict != NULL)
         e.dict_version = ((PyDictObject *)e.dict)->ma_version_tag;
-    /* Own everything before dropping old entries: releasing them can run finalisers,
-     * which may change obj (then the versions taken above make the guard fail). */
-    e.obj = Py_NewRef(obj);
+    e.obj = obj;
+    e.value = value->obj;
+    if (e.strong) {
+        /* Own everything before dropping old entries: releasing them can run
+         * finalisers, which may change obj (then the versions taken above make the
+         * guard fail). */
+        Py_INCREF(e.obj);
+        Py_XINCREF(e.value);
+        Py_INCREF(e.type);
+        Py_XINCREF(e.dict);
+    }
+    else {
+        if (PyType_SUPPORTS_WEAKREFS(e.type)) {
+            /* No callback: shares the object's basic reference if it has one. */
+            e.obj_wr = PyWeakref_NewRef(obj, NULL);
+            if (e.obj_wr == NULL)
+                return -1;
+        }
+        else {
+            e.obj_prov = objv.prov;
+            tr_prov_incref(e.obj_prov);
+        }
+        snprintf(e.value_type, sizeof e.value_type, "%s",
+                 value->obj != NULL ? _PyType_Name(Py_TYPE(value->obj)) : "NULL");
+    }
     e.name = Py_NewRef(name);
-    e.value = tr_value_dup(*value);
-    Py_INCREF(e.type);
-    Py_XINCREF(e.dict);
+    e.prov = value->prov;
+    tr_prov_incref(e.prov);
 
     Py_ssize_t i = cache_find(c, obj, name);
     if (i >= 0)
@@ -247,16 +323,18 @@ int tr_cache_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *
     return 0;
 }
 
-/* Whether the entry's guard still holds (cheap checks, no lookup). */
-static int guard_holds(const CacheEntry *e)
+/* Whether the entry's guard still holds for obj, the live object the entry was
+ * made from (cheap checks on obj, no lookup; the entry's pointers are compared). */
+static int guard_holds(const CacheEntry *e, PyObject *obj)
 {
     unsigned int v;
-    if (Py_TYPE(e->obj) != e->type || !version_of(e->type, &v) || v != e->type_version)
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (tp != e->type || !version_of(tp, &v) || v != e->type_version)
         return 0;
     switch (e->how) {
     case TR_RES_INST_DICT:
     case TR_RES_CLASS_ATTR: {
-        PyObject *d = instance_dict(e->obj);
+        PyObject *d = instance_dict(obj);
         if (d != e->dict)
             return 0;
         return d == NULL || ((PyDictObject *)d)->ma_version_tag == e->dict_version;
@@ -264,7 +342,7 @@ static int guard_holds(const CacheEntry *e)
     case TR_RES_SLOT:
         return 1;
     case TR_RES_TYPE_DICT:
-        return version_of((PyTypeObject *)e->obj, &v) && v == e->obj_version;
+        return version_of((PyTypeObject *)obj, &v) && v == e->obj_version;
     default:
         return 0;
     }
@@ -283,34 +361,47 @@ static PyObject *safe_str(PyObject *o)
     return s;
 }
 
-/* Raises ProvenanceError "attribute NAME of TYPE object out of sync: A vs. B". */
+/* The remembered value named for a message (new ref, NULL on error). A weak entry
+ * does not know whether its value is alive: it names it by type and address, the
+ * way object.__repr__ would, and never touches it. str() of a strong entry's value
+ * may run user code that drops the entry: the value is owned meanwhile. */
+static PyObject *cached_str(const CacheEntry *e)
+{
+    if (!e->strong)
+        return PyUnicode_FromFormat("<%s object at %p>", e->value_type, (void *)e->value);
+    PyObject *v = Py_XNewRef(e->value);
+    PyObject *s = safe_str(v);
+    Py_XDECREF(v);
+    return s;
+}
+
+/* Raises ProvenanceError "attribute NAME of TYPE object out of sync: A vs. B";
+ * cached is the remembered value's text (stolen, may be NULL after an error). */
 static void out_of_sync(PyObject *obj, PyObject *name, PyObject *cached, PyObject *now)
 {
     /* str() may run user code that drops the cache's references: own them meanwhile. */
     Py_INCREF(obj);
     Py_INCREF(name);
-    Py_XINCREF(cached);
     Py_XINCREF(now);
-    PyObject *a = safe_str(cached), *b = safe_str(now);
-    if (a != NULL && b != NULL)
+    PyObject *b = cached != NULL ? safe_str(now) : NULL;
+    if (cached != NULL && b != NULL)
         PyErr_Format(tr_ProvenanceError ? tr_ProvenanceError : PyExc_AssertionError,
                      "attribute %U of %s object out of sync: %U vs. %U", name,
-                     _PyType_Name(Py_TYPE(obj)), a, b);
-    Py_XDECREF(a);
+                     _PyType_Name(Py_TYPE(obj)), cached, b);
+    Py_XDECREF(cached);
     Py_XDECREF(b);
     Py_DECREF(obj);
     Py_DECREF(name);
-    Py_XDECREF(cached);
     Py_XDECREF(now);
 }
 
-/* What CPython's algorithm yields now for a stable entry, re-resolved without
- * running user code: a new reference, or NULL (no exception) when the attribute
- * would no longer resolve the same way (a data descriptor appeared, the value is
- * gone). -1 in *err on a real error. */
-static PyObject *re_resolve(const CacheEntry *e, int *err)
+/* What CPython's algorithm yields now for the stable entry e of the live object
+ * obj, re-resolved without running user code: a new reference, or NULL (no
+ * exception) when the attribute would no longer resolve the same way (a data
+ * descriptor appeared, the value is gone). -1 in *err on a real error. */
+static PyObject *re_resolve(const CacheEntry *e, PyObject *obj, int *err)
 {
-    PyTypeObject *tp = Py_TYPE(e->obj);
+    PyTypeObject *tp = Py_TYPE(obj);
     PyObject *descr = _PyType_Lookup(tp, e->name);   /* borrowed */
     PyObject *r = NULL;
     *err = 0;
@@ -320,7 +411,7 @@ static PyObject *re_resolve(const CacheEntry *e, int *err)
         if (descr != NULL && Py_TYPE(descr)->tp_descr_get != NULL &&
             (e->how == TR_RES_CLASS_ATTR || PyDescr_IsData(descr)))
             return NULL;
-        PyObject *d = instance_dict(e->obj);
+        PyObject *d = instance_dict(obj);
         if (d != NULL) {
             r = PyDict_GetItemWithError(d, e->name);
             if (r != NULL)
@@ -335,14 +426,14 @@ static PyObject *re_resolve(const CacheEntry *e, int *err)
     case TR_RES_SLOT:
         if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type))
             return NULL;
-        r = Py_TYPE(descr)->tp_descr_get(descr, e->obj, (PyObject *)tp);
+        r = Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)tp);
         if (r == NULL)
             PyErr_Clear();   /* an unset slot: not the cached value either */
         return r;
     case TR_RES_TYPE_DICT: {
         if (descr != NULL && Py_TYPE(descr)->tp_descr_set != NULL)
             return NULL;   /* a metatype data descriptor wins */
-        PyObject *a = _PyType_Lookup((PyTypeObject *)e->obj, e->name);
+        PyObject *a = _PyType_Lookup((PyTypeObject *)obj, e->name);
         if (a == NULL || Py_TYPE(a)->tp_descr_get != NULL)
             return NULL;
         return Py_NewRef(a);
@@ -352,55 +443,69 @@ static PyObject *re_resolve(const CacheEntry *e, int *err)
     }
 }
 
-int tr_cache_serve(TrRun *run, PyObject *obj, PyObject *name, TrValue *out)
+int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
     TrCache *c = run->cache;
-    Py_ssize_t i = cache_find(c, obj, name);
+    Py_ssize_t i = cache_find(c, obj.obj, name);
     if (i < 0)
         return 0;
     CacheEntry *e = &c->entries[i];
     /* Fault stale_class_attr: class attributes are served without guard or assertion,
-     * the quiet way (a tracer that forgot the class can change). */
-    if (TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) &&
+     * the quiet way (a tracer that forgot the class can change). Such entries are
+     * strong (made under the fault), so the value is alive. */
+    if (TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) && e->strong &&
         (e->how == TR_RES_CLASS_ATTR || e->how == TR_RES_TYPE_DICT)) {
-        *out = tr_value_dup(e->value);
+        *out = tr_value_new(Py_NewRef(e->value), e->prov);
+        tr_prov_incref(e->prov);
         return 1;
     }
-    if (!tr_cache_is_stable(e->how, e->detail) || !guard_holds(e)) {
+    if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
+        !guard_holds(e, obj.obj)) {
         cache_remove(c, i);
         return 0;
     }
     int err;
-    PyObject *now = re_resolve(e, &err);
+    PyObject *now = re_resolve(e, obj.obj, &err);
     if (err < 0)
         return -1;
-    if (now != e->value.obj) {
-        out_of_sync(obj, name, e->value.obj, now);
+    if (now != e->value) {
+        /* Only addresses were compared: the remembered value is named, not touched. */
+        out_of_sync(obj.obj, name, cached_str(e), now);
         Py_XDECREF(now);
         return -1;
     }
-    Py_DECREF(now);
-    *out = tr_value_dup(e->value);
+    /* The live object, which is the remembered one: never the stored pointer. */
+    *out = tr_value_new(now, e->prov);
+    tr_prov_incref(e->prov);
     return 1;
 }
 
-int tr_cache_reconcile(TrRun *run, PyObject *obj, PyObject *name, TrValue *fresh)
+int tr_cache_reconcile(TrRun *run, TrValue objv, PyObject *name, TrValue *fresh)
 {
     TrCache *c = run->cache;
+    PyObject *obj = objv.obj;
     if (c == NULL)
         return 0;
     Py_ssize_t i = cache_find(c, obj, name);
     if (i < 0)
-        return tr_cache_remember(run, obj, name, fresh, fresh->prov ? fresh->prov->how
+        return tr_cache_remember(run, objv, name, fresh, fresh->prov ? fresh->prov->how
                                  : TR_RES_NONE, fresh->prov ? fresh->prov->detail : "");
     CacheEntry *e = &c->entries[i];
-    if (e->value.obj != fresh->obj) {
-        out_of_sync(obj, name, e->value.obj, fresh->obj);
+    if (!same_object(e, obj, objv.prov)) {
+        /* A dead object's entry (only possible if the fault was switched on during
+         * the run): forget it and start over with the fresh value. */
+        cache_remove(c, i);
+        return tr_cache_reconcile(run, objv, name, fresh);
+    }
+    if (e->value != fresh->obj) {
+        out_of_sync(obj, name, cached_str(e), fresh->obj);
         return -1;
     }
-    TrValue kept = tr_value_dup(e->value);
-    tr_value_clear(fresh);
-    *fresh = kept;
+    /* The same object: it keeps the remembered provenance. */
+    TrProv *p = e->prov;
+    tr_prov_incref(p);
+    tr_prov_decref(fresh->prov);
+    fresh->prov = p;
     return 0;
 }
 

@@ -1,0 +1,328 @@
+/* hz_fuzz.c: the fuzz target of the whole pipeline, for libFuzzer and AFL++ (through
+ * AFL++'s libAFLDriver, which calls the same two functions in persistent mode).
+ *
+ *   bytes --hz_decode/hz_emit--> source --hz_protocol_run--> verdict
+ *
+ * Configuration comes from the environment (libFuzzer owns argv):
+ *   TRACEFUZZ_TARGET        builtin (default once tfjit.jit exists) | identity |
+ *                           path/file.py:attr | package.module:attr
+ *   TRACEFUZZ_UNSUPPORTED   MOD:EXC, the target's "cannot trace this" exception
+ *   TRACEFUZZ_FAULTS        faults injected into the built-in tracer
+ *   TRACEFUZZ_PYTHON_PATH   colon-separated directories to find the target in
+ *   TRACEFUZZ_STRICT=1      UNSUPPORTED is a finding
+ *   TRACEFUZZ_QUIET=1       no note per NONDETERMINISTIC input
+ *   TRACEFUZZ_BYTE_MUTATOR=1  libFuzzer's byte-level mutation only (to measure
+ *                           what the structure-aware mutator is worth)
+ *
+ * A finding (any verdict but OK, UNSUPPORTED unless strict, INVALID and
+ * NONDETERMINISTIC) prints the report and the program to stderr and aborts, so the
+ * engine saves the input. INVALID inputs are the corpus's problem (a hand-written
+ * .py seed that does not compile) and NONDETERMINISTIC ones the generator's: both
+ * are counted, never findings. Like CPython's Modules/_xxtestfuzz/fuzzer.c, CPython
+ * is initialised once; hz_protocol_run runs each input in fresh namespaces and
+ * collects garbage every hundred inputs.
+ *
+ * Feedback beyond C edges (hz_pycov.h): the (descriptor kind x access pattern)
+ * pairs and between kinds the program uses, with the verdict; for the built-in
+ * tracer, the resolution each attribute operation actually took (tfjit.last_trace():
+ * "LOAD_ATTR x -> ... via property.fget", "[cached]"), alone and in pairs; and for a
+ * target written in Python, that target's line and branch coverage.
+ *
+ * The structure-aware mutator (hz_mutate.h) is exposed as LLVMFuzzerCustomMutator and
+ * LLVMFuzzerCustomCrossOver; a quarter of the mutations stay byte-level (libFuzzer's
+ * own LLVMFuzzerMutate), which also handles `#tracefuzz-py` source inputs. */
+#include "hz_embed.h"
+#include "hz_input.h"
+#include "hz_ir.h"
+#include "hz_mutate.h"
+#include "hz_protocol.h"
+#include "hz_pycov.h"
+#include "hz_target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
+                                 uint8_t *out, size_t max_out, unsigned int seed);
+/* Provided by libFuzzer; weak so the AFL++ driver (which has none) still links. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute__((weak));
+
+static HzTarget target;
+static HzProtocol *proto;
+static bool strict, quiet, python_cov, bytes_only;
+static PyObject *last_trace;   /* owned: tfjit.last_trace for the built-in tracer, or NULL */
+static unsigned long ninputs, nnondet, ninvalid;
+
+static bool env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
+static void die(const char *what, const char *err)
+{
+    fprintf(stderr, "tracefuzz fuzz target: %s: %s\n", what, err);
+    exit(2);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    char err[4096];
+    const char *spec = getenv("TRACEFUZZ_TARGET");
+    if (spec != NULL && *spec == 0)
+        spec = NULL;
+    const char *faults = getenv("TRACEFUZZ_FAULTS");
+    strict = env_flag("TRACEFUZZ_STRICT");
+    quiet = env_flag("TRACEFUZZ_QUIET");
+    bytes_only = env_flag("TRACEFUZZ_BYTE_MUTATOR");
+
+    /* TRACEFUZZ_PYTHON_PATH split on ':' into a list that lives for the process. */
+    static const char *dirs[64];
+    size_t ndirs = 0;
+    const char *pp = getenv("TRACEFUZZ_PYTHON_PATH");
+    char *copy = pp != NULL ? strdup(pp) : NULL;
+    for (char *save = NULL, *d = copy ? strtok_r(copy, ":", &save) : NULL;
+         d != NULL && ndirs < 64; d = strtok_r(NULL, ":", &save))
+        dirs[ndirs++] = d;
+
+    char *dir = hz_target_file_dir(spec);
+    HzEmbedConfig ec = {dirs, ndirs, dir};
+    if (hz_embed_init(&ec, err, sizeof err) < 0)
+        die("CPython", err);
+    free(dir);
+    if (hz_target_load(spec, getenv("TRACEFUZZ_UNSUPPORTED"), &target, err, sizeof err) < 0)
+        die("target", err);
+    if (faults != NULL && *faults) {
+        int f = hz_target_set_faults(faults, err, sizeof err);
+        if (f < 0)
+            die("faults", err);
+        if (f == 1)
+            fprintf(stderr, "tracefuzz fuzz target: note: tfjit has no set_faults yet; "
+                    "TRACEFUZZ_FAULTS=%s is ignored\n", faults);
+    }
+    /* C coverage says nothing about a target written in Python: trace its lines. */
+    python_cov = strcmp(target.name, "builtin") != 0 && strcmp(target.name, "identity") != 0;
+    if (strcmp(target.name, "builtin") == 0) {
+        PyObject *m = PyImport_ImportModule("tfjit");
+        last_trace = m ? PyObject_GetAttrString(m, "last_trace") : NULL;
+        Py_XDECREF(m);
+        PyErr_Clear();   /* a tracer without last_trace: no resolution feedback */
+    }
+    proto = hz_protocol_new(&target);
+    fprintf(stderr, "tracefuzz fuzz target: target %s%s%s, faults %s\n", target.name,
+            python_cov ? " (Python line coverage)" : "", strict ? ", strict" : "",
+            faults && *faults ? faults : "none");
+    return 0;
+}
+
+/* Semantic features of a bytes input: each statement's (descriptor kind of the member
+ * it reads, access pattern), consecutive patterns on one argument, the between
+ * kinds, and make_other's twist. */
+static void program_features(const HzProgram *p)
+{
+    HzLayout lay;
+    hz_layout(p, &lay);
+    HzRef cands[HZ_MAX_VISIBLE];
+    for (int i = 0; i < p->nstmts; i++) {
+        const HzStmt *s = &p->stmts[i];
+        int cls = p->arg_class[s->arg < p->nargs ? s->arg : 0];
+        int n = hz_stmt_candidates(p, &lay, cls, (HzAccessPattern)s->pattern, cands);
+        uint32_t kind = HZ_DESC__COUNT;
+        if (n > 0)
+            kind = hz_ref_member(p, cands[s->member % n])->kind;
+        hz_cov_hit(hz_cov_key(1, kind * 64u + s->pattern));
+        /* Consecutive patterns on one argument: reuse of what the first one cached. */
+        if (i > 0 && p->stmts[i - 1].arg == s->arg)
+            hz_cov_hit(hz_cov_key(2, p->stmts[i - 1].pattern * 64u + s->pattern));
+    }
+    for (int i = 0; i < p->nbetween; i++)
+        hz_cov_hit(hz_cov_key(3, p->between[i].kind));
+    hz_cov_hit(hz_cov_key(4, p->other_kind));
+}
+
+/* The FNV-1a hash of [s, e). */
+static uint32_t hash_span(const char *s, const char *e)
+{
+    uint32_t h = 2166136261u;
+    for (; s < e; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* The first needle in [s, e), or NULL: searches stay within one line of the trace
+ * (strstr would scan the rest of a long trace for every line). */
+static const char *find_in(const char *s, const char *e, const char *needle)
+{
+    return memmem(s, (size_t)(e - s), needle, strlen(needle));
+}
+
+/* Resolution feedback from the built-in tracer's last trace: for each line of an
+ * attribute operation (`N LOAD_ATTR name [cached] -> type prov via MECHANISM`), the
+ * operation with its mechanism and whether the cache served it, and the pair with
+ * the previous operation's (a value cached by one resolution and reused by another
+ * is where the motivating bug lives). Names and values stay out of the keys. */
+static void resolution_features(void)
+{
+    PyObject *text = PyObject_CallNoArgs(last_trace);   /* new */
+    if (text == NULL || !PyUnicode_Check(text)) {
+        Py_XDECREF(text);
+        PyErr_Clear();
+        return;
+    }
+    const char *t = PyUnicode_AsUTF8(text);
+    if (t == NULL) {
+        PyErr_Clear();
+        Py_DECREF(text);
+        return;
+    }
+    uint32_t prev = 0;
+    while (*t) {
+        const char *eol = strchr(t, '\n');
+        if (eol == NULL)
+            eol = t + strlen(t);
+        const char *op = find_in(t, eol, "_ATTR ");
+        if (op != NULL) {
+            const char *opb = op;
+            while (opb > t && opb[-1] != ' ')
+                opb--;
+            const char *via = NULL;
+            for (const char *v = t; (v = find_in(v, eol, " via ")) != NULL; v += 5)
+                via = v + 5;
+            uint32_t k = hash_span(opb, op + 5) ^
+                         (via ? hash_span(via, eol) * 31u : 0) ^
+                         (find_in(t, eol, "[cached]") ? 0x5bd1e995u : 0);
+            hz_cov_hit(hz_cov_key(6, k));
+            hz_cov_hit(hz_cov_key(7, k ^ (prev * 0x9E3779B1u)));
+            prev = k;
+        }
+        t = *eol ? eol + 1 : eol;
+    }
+    Py_DECREF(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *source;
+    const char *filename;
+    bool is_source = hz_input_is_source(NULL, data, size);
+    if (is_source) {
+        /* An embedded NUL ends the source; INVALID if what is left does not compile. */
+        source = strndup((const char *)data, size);
+        if (source == NULL)
+            abort();
+        filename = "<tfseed>";
+        HzFeatures f;
+        memset(&f, 0, sizeof f);
+        hz_source_features(source, &f);
+        for (int k = 0; k < HZ_DESC__COUNT; k++)
+            if (f.desc[k])
+                hz_cov_hit(hz_cov_key(8, (uint32_t)k));
+        for (int k = 0; k < HZ_ACCESS__COUNT; k++)
+            if (f.access[k])
+                hz_cov_hit(hz_cov_key(9, (uint32_t)k));
+    }
+    else {
+        HzProgram *p = hz_decode(data, size);
+        program_features(p);
+        source = hz_emit(p, NULL);
+        hz_program_free(p);
+        if (source == NULL)
+            abort();
+        filename = "<tfprog>";
+        /* The emitter ends with a __main__ block that runs the protocol when the file
+         * is run standalone. The harness never runs it, but compiling it is ~15% of
+         * an input's compile time: leave it out here (what the protocol runs is the
+         * same; `tracefuzz show` and the findings' .py keep it). */
+        char *main_block = strstr(source, "\nif __name__ == \"__main__\":\n");
+        if (main_block != NULL)
+            main_block[1] = 0;
+    }
+
+    if (python_cov && hz_pycov_start(filename) < 0) {
+        PyErr_Print();
+        abort();
+    }
+    HzOutcome oc;
+    int rc = hz_protocol_run(proto, source, filename, NULL, &oc);
+    if (python_cov)
+        hz_pycov_stop();
+    if (rc < 0) {
+        fprintf(stderr, "tracefuzz fuzz target: out of memory deciding a verdict\n");
+        abort();
+    }
+    ninputs++;
+    hz_cov_hit(hz_cov_key(5, (uint32_t)oc.kind));
+    if (last_trace != NULL)
+        resolution_features();
+
+    bool finding = true;
+    switch (oc.kind) {
+    case OR_OK:
+        finding = false;
+        break;
+    case OR_UNSUPPORTED:
+        finding = strict;
+        break;
+    case OR_INVALID:
+        ninvalid++;
+        finding = false;
+        break;
+    case OR_NONDETERMINISTIC:
+        /* The generator's bug, not the target's: say so, never abort. */
+        nnondet++;
+        finding = false;
+        if (!quiet)
+            fprintf(stderr, "tracefuzz fuzz target: NONDETERMINISTIC input (%lu of %lu "
+                    "so far, a generator bug): %s\n", nnondet, ninputs,
+                    oc.signature ? oc.signature : "");
+        break;
+    default:
+        break;
+    }
+    if (finding) {
+        fprintf(stderr, "\n==== tracefuzz finding: %s  %s\n%s\n", or_verdict_name(oc.kind),
+                oc.signature ? oc.signature : "", oc.report ? oc.report : "");
+        fprintf(stderr, "==== program (%s)\n%s\n==== end of finding\n", filename, source);
+        fflush(stderr);
+        abort();
+    }
+    hz_outcome_clear(&oc);
+    free(source);
+    return 0;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    HzRng r = {seed};
+    if (bytes_only && LLVMFuzzerMutate != NULL)
+        return LLVMFuzzerMutate(data, size, max_size);
+    /* A quarter byte-level: it reaches decodings no IR edit makes (a different class
+     * count shifts every later choice) and it is all a source input can get. */
+    if (hz_rng_below(&r, 4) != 0 || LLVMFuzzerMutate == NULL) {
+        size_t n = hz_mutate_bytes(data, size, data, max_size, hz_rng_next(&r));
+        if (n > 0)
+            return n;
+    }
+    return LLVMFuzzerMutate != NULL ? LLVMFuzzerMutate(data, size, max_size) : size;
+}
+
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
+                                 uint8_t *out, size_t max_out, unsigned int seed)
+{
+    size_t n = bytes_only ? 0 : hz_crossover_bytes(d1, s1, d2, s2, out, max_out, seed);
+    if (n > 0)
+        return n;
+    /* A source input on either side: libFuzzer's plain crossover, a prefix of one
+     * and a suffix of the other. */
+    size_t a = s1 < max_out ? s1 / 2 : max_out / 2;
+    size_t b = s2 / 2;
+    if (a + b > max_out)
+        b = max_out - a;
+    memcpy(out, d1, a);
+    memcpy(out + a, d2 + s2 / 2, b);
+    return a + b;
+}

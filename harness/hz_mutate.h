@@ -1,0 +1,82 @@
+/* hz_mutate.h: structure-aware mutation on the program IR (hz_ir.h).
+ *
+ * Byte-level mutation of a decoded input mostly shifts every later choice (the
+ * decoder reads choices from the end), so one flipped byte rewrites the whole
+ * program. These edits change one thing a JIT developer would change by hand:
+ * insert / delete / replace a statement of program(), a member of a class or a
+ * metaclass, a mutation of between(); change a member's descriptor kind or
+ * behaviour variant; rebase a class; change make()'s or make_other()'s choices; and
+ * splice classes, statements and mutations from a second input. The edited IR is
+ * normalised (hz_program_normalize: indices remapped into what exists) and encoded,
+ * so the engine gets bytes that decode to exactly the edited program.
+ *
+ * Used by the libFuzzer target (LLVMFuzzerCustomMutator / CustomCrossOver in
+ * hz_fuzz.c) and the AFL++ custom mutator (hz_afl_mutator.c). Runs no Python. */
+#ifndef HZ_MUTATE_H
+#define HZ_MUTATE_H
+
+#include "hz_ir.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A small deterministic generator (splitmix64): a mutation is a function of the
+ * engine's seed, so libFuzzer's -seed reproduces a run. */
+typedef struct {
+    uint64_t s;
+} HzRng;
+
+static inline uint64_t
+hz_rng_next(HzRng *r)
+{
+    uint64_t x = (r->s += 0x9E3779B97F4A7C15ull);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* Uniform in [0, n); n >= 1. */
+static inline unsigned
+hz_rng_below(HzRng *r, unsigned n)
+{
+    return n <= 1 ? 0 : (unsigned)(hz_rng_next(r) % n);
+}
+
+/* Which edit hz_mutate_program applied (for tests and statistics). */
+typedef enum {
+#define HZ_EDITS(X) \
+    X(stmt_insert) X(stmt_delete) X(stmt_replace) X(stmt_tweak) \
+    X(member_insert) X(member_delete) X(member_kind) X(member_variant) X(member_value) \
+    X(meta_edit) X(class_insert) X(class_delete) X(class_rebase) \
+    X(between_insert) X(between_delete) X(between_replace) \
+    X(args_edit) X(other_edit) X(shrink)
+#define HZ_ENUM_EDIT(n) HZ_EDIT_##n,
+    HZ_EDITS(HZ_ENUM_EDIT)
+#undef HZ_ENUM_EDIT
+    HZ_EDIT__COUNT
+} HzEdit;
+
+const char *hz_edit_name(HzEdit e);
+
+/* Applies one edit of kind e to p (normalised afterwards). Returns false when the
+ * edit does not apply (e.g. deleting the only statement); p is then unchanged. */
+bool hz_mutate_apply(HzProgram *p, HzEdit e, HzRng *rng);
+
+/* Applies 1..4 random edits (normalised). Returns the number applied (>= 1 unless no
+ * edit applies at all, which cannot happen for a valid program). */
+int hz_mutate_program(HzProgram *p, HzRng *rng);
+
+/* Splices parts of src into dst: a class (with the members it holds) replacing or
+ * appended to dst's, a run of statements, mutations of between(). Normalised. */
+void hz_splice_programs(HzProgram *dst, const HzProgram *src, HzRng *rng);
+
+/* The byte-level faces, for the engines. data is a bytes input (a source input,
+ * `#tracefuzz-py`, is not handled: both return 0 and the caller falls back to a
+ * byte mutation). The result is written into out (at most max_size bytes); returns
+ * its size, or 0 when nothing fitting could be produced. */
+size_t hz_mutate_bytes(const uint8_t *data, size_t size, uint8_t *out, size_t max_size,
+                       uint64_t seed);
+size_t hz_crossover_bytes(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
+                          uint8_t *out, size_t max_size, uint64_t seed);
+
+#endif
