@@ -6,6 +6,7 @@
 #include "hz_worker.h"
 #include "hz_embed.h"
 #include "hz_target.h"
+#include "hz_jitstats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -197,6 +198,8 @@ static int msg_recv(Msg *m, int fd, double deadline)
 typedef struct {
     int out;
     Msg msg;
+    long retraces_at_call2;     /* hz_jitstats: retraces counted when call 2 began */
+    long call2_retraces;        /* retraces during call 2, -1 unknown */
 } ServeCtx;
 
 static void send_or_die(ServeCtx *c)
@@ -227,6 +230,10 @@ static void hook_eager(void *ctx, bool invalid, const char *why,
 static void hook_step(void *ctx, int step)
 {
     ServeCtx *c = ctx;
+    if (step == 2)
+        c->retraces_at_call2 = hz_jitstats_retraces();
+    else if (step == 3 && c->retraces_at_call2 >= 0)
+        c->call2_retraces = hz_jitstats_retraces() - c->retraces_at_call2;
     msg_begin(&c->msg, 'S');
     msg_add_int(&c->msg, step);
     send_or_die(c);
@@ -282,6 +289,8 @@ int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out)
             abort();
         }
         HzOutcome o;
+        c.retraces_at_call2 = -1;
+        c.call2_retraces = -1;
         if (hz_protocol_run(proto, source, filename, &hooks, &o) < 0) {
             fprintf(stderr, "tracefuzz worker: out of memory deciding a verdict\n");
             abort();
@@ -292,6 +301,10 @@ int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out)
         msg_add(&c.msg, o.report);
         for (int i = 0; i < 3; i++)
             msg_add(&c.msg, o.obs_text[i]);
+        char *jst = hz_jitstats_take();    /* trailing fields: reuse statistics */
+        msg_add(&c.msg, jst);
+        msg_add_int(&c.msg, c.call2_retraces);
+        free(jst);
         send_or_die(&c);
         hz_outcome_clear(&o);
         free(filename);
@@ -316,6 +329,8 @@ struct HzWorker {
     char *note;
     unsigned restarts;
     Msg msg;
+    char *jitstats;            /* the last input's reuse statistics (malloc'd) or NULL */
+    long call2_retraces;
 };
 
 HzWorker *hz_worker_new(const HzWorkerConfig *cfg)
@@ -538,6 +553,9 @@ int hz_worker_run(HzWorker *w, const char *filename, const char *source,
                   HzOutcome *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    free(w->jitstats);
+    w->jitstats = NULL;
+    w->call2_retraces = -1;
     if (w->cfg->in_process) {
         if (hz_worker_start(w, err, errlen) < 0)
             return -1;
@@ -545,6 +563,7 @@ int hz_worker_run(HzWorker *w, const char *filename, const char *source,
             snprintf(err, errlen, "out of memory deciding a verdict");
             return -1;
         }
+        w->jitstats = hz_jitstats_take();
         return 0;
     }
     for (int attempt = 0; ; attempt++) {
@@ -599,6 +618,8 @@ int hz_worker_run(HzWorker *w, const char *filename, const char *source,
             out->report = rd_str(&rd);
             for (int i = 0; i < 3; i++)
                 out->obs_text[i] = rd_str(&rd);
+            w->jitstats = rd_str(&rd);
+            w->call2_retraces = rd_int(&rd);
             partial_clear(&pt);
             if (rd.bad || out->kind < 0 || out->kind >= OR_VERDICT__COUNT) {
                 fprintf(stderr, "tracefuzz: malformed outcome from the worker\n");
@@ -617,10 +638,17 @@ int hz_worker_run(HzWorker *w, const char *filename, const char *source,
     }
 }
 
+const char *hz_worker_jitstats(const HzWorker *w, long *call2_retraces)
+{
+    *call2_retraces = w->call2_retraces;
+    return w->jitstats;
+}
+
 void hz_worker_free(HzWorker *w)
 {
     if (w == NULL)
         return;
+    free(w->jitstats);
     if (w->proto != NULL) {
         hz_protocol_free(w->proto);
         hz_target_clear(&w->target);

@@ -56,6 +56,10 @@ const char *hz_worker_note(const HzWorker *w);
 int hz_worker_run(HzWorker *w, const char *filename, const char *source,
                   HzOutcome *out, char *err, size_t errlen);
 
+/* The trace-reuse statistics of the last input run (hz_jitstats.h text, NULL when
+ * none) and in *call2_retraces the retraces of its call 2 (-1 unknown). */
+const char *hz_worker_jitstats(const HzWorker *w, long *call2_retraces);
+
 /* How many workers died or were killed so far. */
 unsigned hz_worker_restarts(const HzWorker *w);
 

@@ -38,6 +38,10 @@
  *     --timeout S        wall-time limit per input in seconds (default 10)
  *     --findings DIR     write reports there instead of stderr
  *     --quiet            print only failed inputs' lines and the summary
+ *     --stats            print the built-in tracer's trace-reuse statistics summed
+ *                        over the run (traces, replays, side exits, retraces by
+ *                        guard kind, per between kind the programs whose call 2
+ *                        retraced) before the verdict table (docs/REUSE.md)
  *     --no-fork          run inputs in this process (to debug a crash under gdb;
  *                        no time limit, and a crash ends the run)
  *   Passed means: the verdict is OK (or UNSUPPORTED without --strict); INVALID and
@@ -101,6 +105,7 @@
 #include "hz_input.h"
 #include "hz_program.h"
 #include "hz_worker.h"
+#include "hz_jitstats.h"
 #include "or_verdict.h"
 
 #include <ctype.h>
@@ -140,7 +145,7 @@ static const char usage_main[] =
 static const char usage_run[] =
     "usage: tracefuzz run [--target T] [--unsupported MOD:EXC] [--python-path DIR]...\n"
     "                     [--faults F1,F2] [--strict] [--timeout S] [--findings DIR]\n"
-    "                     [--quiet] [--no-fork] PATH...\n"
+    "                     [--quiet] [--stats] [--no-fork] PATH...\n"
     "\n"
     "Runs each input (files; directories recursively, sorted) eagerly twice and once\n"
     "through the target; prints `PATH: VERDICT  SIGNATURE` per input, a count per\n"
@@ -155,6 +160,7 @@ static const char usage_run[] =
     "  --timeout S        wall-time limit per input in seconds (default 10)\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
     "  --quiet            print only failures and the summary\n"
+    "  --stats            print the tracer's trace-reuse statistics summed over the run\n"
     "  --no-fork          run in this process (debugging: no time limit, no isolation)\n"
     "\n"
     "Source inputs may carry `# expect[TARGET]: VERDICT`, `# expect[TARGET\n"
@@ -524,7 +530,7 @@ done:
 typedef struct {
     HzWorkerConfig wc;
     const char *findings;
-    bool strict, quiet;
+    bool strict, quiet, stats;
     const char *faults;
 } RunOptions;
 
@@ -603,6 +609,7 @@ static int cmd_run(int argc, char **argv)
     size_t npaths = 0;
     int rc = 0;
     HzWorker *w = NULL;
+    HzJitStats *jst = NULL;
     char **files = NULL;
     size_t nfiles = 0;
     const char *faults_opt = NULL;
@@ -647,6 +654,10 @@ static int cmd_run(int argc, char **argv)
         }
         else if (strcmp(a, "--quiet") == 0) {
             o.quiet = true;
+            continue;
+        }
+        else if (strcmp(a, "--stats") == 0) {
+            o.stats = true;
             continue;
         }
         else if (strcmp(a, "--no-fork") == 0) {
@@ -700,6 +711,7 @@ static int cmd_run(int argc, char **argv)
     if (hz_worker_note(w) != NULL)
         fprintf(stderr, "tracefuzz run: note: %s\n", hz_worker_note(w));
 
+    jst = o.stats ? hz_jitstats_new() : NULL;
     unsigned long counts[OR_VERDICT__COUNT] = {0};
     unsigned long passed = 0, failed = 0, errors = 0;
     double start = now_s(), last_progress = start;
@@ -733,6 +745,11 @@ static int cmd_run(int argc, char **argv)
             hz_input_clear(&in);
             rc = EXIT_USAGE;
             goto done;
+        }
+        if (jst != NULL) {
+            long call2;
+            const char *text = hz_worker_jitstats(w, &call2);
+            hz_jitstats_add(jst, text, in.source, call2);
         }
         const char *vname = or_verdict_name(oc.kind);
         bool ok;
@@ -780,6 +797,8 @@ static int cmd_run(int argc, char **argv)
                     (double)(i + 1) / (t - start));
         }
     }
+    if (jst != NULL)
+        hz_jitstats_print(jst, stdout);
     printf("\n%-20s %8s\n", "verdict", "inputs");
     for (int k = 0; k < OR_VERDICT__COUNT; k++)
         if (counts[k] > 0)
@@ -792,6 +811,7 @@ static int cmd_run(int argc, char **argv)
     printf("%lu passed, %lu failed\n", passed, failed);
     rc = failed > 0 ? 1 : 0;
 done:
+    hz_jitstats_free(jst);
     hz_worker_free(w);
     hz_paths_free(files, nfiles);
     free(pypath);

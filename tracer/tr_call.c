@@ -13,6 +13,7 @@
  *   attribute cache forgets everything unless the call is known not to run user code.
  */
 #include "tr_frame.h"
+#include "tr_reuse.h"
 #include "tr_attr.h"
 
 /* ---- argument binding (ceval.c: initialize_locals and its error messages) ---- */
@@ -580,6 +581,8 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
     PyObject *c = callable.obj;
     out->obj = NULL;
     out->prov = NULL;
+    if (run->rec != NULL)          /* tr_reuse.h: calls that walk up the frames */
+        tr_record_call(run, c);
     if (PyFunction_Check(c)) {
         PyCodeObject *co = (PyCodeObject *)((PyFunctionObject *)c)->func_code;
         if (co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))

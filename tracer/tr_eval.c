@@ -17,6 +17,7 @@
  */
 #include "tr_frame.h"
 #include "tr_attr.h"
+#include "tr_reuse.h"
 
 /* ---- the opcode table (tr_opcodes.def) ---- */
 
@@ -534,6 +535,8 @@ dispatch:
     }
     next += op_caches[op];
     op_counts[op]++;
+    if (run->rec != NULL && run->depth == 1)    /* tr_reuse.h: trace reuse records the path */
+        tr_record_step(run, f, here, op, oparg);
     if (--run->budget < 0) {
         run->budget = 0;
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");

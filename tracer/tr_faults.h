@@ -8,7 +8,11 @@
     X(ASSUME_STABLE_ATTRS, "assume_stable_attrs") \
     X(DICT_BEFORE_DATA_DESC, "dict_before_data_desc") \
     X(NO_GETATTR_AFTER_GETTER_ERROR, "no_getattr_after_getter_error") \
-    X(STALE_CLASS_ATTR, "stale_class_attr")
+    X(STALE_CLASS_ATTR, "stale_class_attr") \
+    X(STALE_GUARD_CLASS_ATTR, "stale_guard_class_attr") \
+    X(SKIP_GETTER_ON_REPLAY, "skip_getter_on_replay") \
+    X(NO_INVALIDATE_ON_STORE, "no_invalidate_on_store") \
+    X(DICT_SHADOW_UNGUARDED, "dict_shadow_unguarded")
 
 typedef enum {
 #define TR_FAULT_ENUM(id, name) TR_FAULT_##id,

@@ -18,6 +18,7 @@
 #include <structmember.h>
 #include "tr_attr.h"
 #include "tr_faults.h"
+#include "tr_reuse.h"
 
 PyObject *tr_ProvenanceError;
 PyObject *tr_Unsupported;
@@ -116,6 +117,7 @@ typedef struct {
     int64_t budget;
     int max_depth;
     vectorcallfunc vectorcall;
+    TrJitCache traces;           /* tr_reuse.h: the traces kept for reuse */
 } TrJit;
 
 /* One traced call: a fresh TrRun (cache, trace, faults snapshot), arguments marked
@@ -127,11 +129,17 @@ static PyObject *jit_vectorcall(PyObject *self, PyObject *const *args, size_t na
     TrJit *j = (TrJit *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
-    TrRun run = {j->budget, 0, j->max_depth, NULL, NULL, tr_faults_active()};
+    TrRun run = {j->budget, 0, j->max_depth, NULL, NULL, tr_faults_active(), NULL};
     TrValue *vals = NULL;
     TrValue res = {NULL, NULL};
     PyObject *result = NULL;
     int rc = -1;
+    /* Trace reuse (tr_jitcache.c): replay a trace whose guards pass, else trace and
+     * record this call's path. */
+    if (tr_jit_try_replay(&j->traces, j->fn, args, nargsf, kwnames, j->budget, j->max_depth,
+                          &result))
+        return result;
+    run.rec = tr_jit_record_begin(j->fn, args, nargsf, kwnames);
     run.cache = tr_cache_new();
     if (run.cache == NULL)
         goto done;
@@ -166,12 +174,18 @@ static PyObject *jit_vectorcall(PyObject *self, PyObject *const *args, size_t na
     tr_run_register(&run);
     rc = tr_call(&run, callee, vals, nargs + nkw, nkw ? kwnames : NULL, &res);
     tr_run_unregister(&run);
+    if (run.rec != NULL) {
+        tr_jit_record_end(&j->traces, run.rec, rc == 0 || !tr_exc_is_internal());
+        run.rec = NULL;
+    }
     tr_prov_decref(callee.prov);
     if (rc == 0 && tr_trace_record(&run, "RETURN", &res) == 0) {
         result = res.obj;
         res.obj = NULL;
     }
 done:
+    if (run.rec != NULL)
+        tr_jit_record_end(&j->traces, run.rec, 0);
     if (vals != NULL) {
         for (Py_ssize_t i = 0; i < nargs + nkw; i++)
             tr_value_clear(&vals[i]);
@@ -206,12 +220,13 @@ static PyObject *jit_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 static int jit_traverse(PyObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(((TrJit *)self)->fn);
-    return 0;
+    return tr_jitcache_traverse(&((TrJit *)self)->traces, visit, arg);
 }
 
 static int jit_clear(PyObject *self)
 {
     Py_CLEAR(((TrJit *)self)->fn);
+    tr_jitcache_clear(&((TrJit *)self)->traces);
     return 0;
 }
 
@@ -283,6 +298,7 @@ static PyObject *mod_jit(PyObject *mod, PyObject *args, PyObject *kwds)
     if (j == NULL)
         return NULL;
     j->fn = Py_NewRef(fn);
+    memset(&j->traces, 0, sizeof j->traces);
     j->budget = TR_DEFAULT_BUDGET;
     /* By default CPython's own recursion limit (counted by Py_EnterRecursiveCall for
      * each interpreted frame) raises RecursionError first, as in the eager run; an
@@ -403,7 +419,22 @@ static PyObject *mod_opcode_counts(PyObject *mod, PyObject *unused)
     return d;
 }
 
+static PyObject *mod_stats(PyObject *mod, PyObject *unused)
+{
+    return tr_stats_dict();
+}
+
+static PyObject *mod_reset_stats(PyObject *mod, PyObject *unused)
+{
+    tr_stats_reset();
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef tr_methods[] = {
+    {"stats", mod_stats, METH_NOARGS,
+     "stats() -> {name: count}: trace reuse since start (traces, replays, side exits, "
+     "retraces by guard kind ...)"},
+    {"reset_stats", mod_reset_stats, METH_NOARGS, "reset_stats(): zero the reuse statistics"},
     {"jit", (PyCFunction)(void (*)(void))mod_jit, METH_VARARGS | METH_KEYWORDS,
      "jit(fn, *, budget=None, max_depth=None) -> callable interpreting fn on each call"},
     {"last_trace", mod_last_trace, METH_NOARGS,

@@ -18,6 +18,7 @@ typedef struct TrRun {
     TrCache *cache;          /* owned */
     TrTrace *trace;          /* owned */
     unsigned faults;         /* snapshot of tr_faults_active() at the start of the run */
+    struct TrRecorder *rec;  /* tr_reuse.h: records the top-level frame's path, or NULL */
 } TrRun;
 
 /* Appends one operation to the run's trace: "what" describes it (e.g. "LOAD_ATTR test"),

@@ -1,0 +1,227 @@
+/* tr_record.c: recording the replayable path of a traced call (docs/REUSE.md).
+ *
+ * tr_eval.c calls tr_record_step before each instruction of the top-level frame while
+ * TrRun.rec is set. The step keeps the instruction pre-decoded (offset, opcode, oparg),
+ * for attribute loads the guards of tr_guard.c (the owner is on the stack, the load has
+ * not run yet, so the guards describe the state the load resolved against), and marks
+ * the trace unreusable when it meets what the replayer does not execute. The path itself
+ * is the sequence of offsets: a replay checks after each step that the next instruction
+ * is the recorded next step, which is how branches, loops and exceptions are checked.
+ */
+#include "tr_reuse.h"
+#include "tr_frame.h"
+#include "tr_faults.h"
+
+TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t nargs,
+                            int has_kwargs)
+{
+    TrRecTrace *t = PyMem_Calloc(1, sizeof *t);
+    if (t == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    t->unreusable = -1;
+    t->precheck_end = -1;
+    t->stale = -1;
+    t->has_kwargs = has_kwargs;
+    t->func = Py_NewRef(fn);
+    if (PyFunction_Check(fn))
+        t->code = Py_NewRef(PyFunction_GET_CODE(fn));
+    t->arg_types = PyMem_Calloc((size_t)nargs + 1, sizeof(PyTypeObject *));
+    if (t->arg_types == NULL) {
+        tr_rectrace_free(t);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    t->nargs = nargs;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        t->arg_types[i] = (PyTypeObject *)Py_NewRef(Py_TYPE(args[i]));
+    return t;
+}
+
+void tr_rectrace_free(TrRecTrace *t)
+{
+    if (t == NULL)
+        return;
+    for (Py_ssize_t i = 0; i < t->nsteps; i++)
+        tr_step_clear(&t->steps[i]);
+    PyMem_Free(t->steps);
+    if (t->arg_types != NULL) {
+        for (Py_ssize_t i = 0; i < t->nargs; i++)
+            Py_XDECREF(t->arg_types[i]);
+        PyMem_Free(t->arg_types);
+    }
+    Py_XDECREF(t->func);
+    Py_XDECREF(t->code);
+    PyMem_Free(t);
+}
+
+int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg)
+{
+    Py_VISIT(t->func);
+    Py_VISIT(t->code);
+    for (Py_ssize_t i = 0; i < t->nargs; i++)
+        Py_VISIT(t->arg_types[i]);
+    for (Py_ssize_t i = 0; i < t->nsteps; i++) {
+        TrStep *s = &t->steps[i];
+        Py_VISIT(s->type);
+        Py_VISIT(s->cls);
+        Py_VISIT(s->descr);
+        Py_VISIT(s->meta_descr);
+        Py_VISIT(s->hook);
+        Py_VISIT(s->result);
+    }
+    return 0;
+}
+
+int tr_replay_supports(int op)
+{
+    switch (op) {
+    case TR_OP_NOP: case TR_OP_RESUME: case TR_OP_POP_TOP: case TR_OP_PUSH_NULL:
+    case TR_OP_LOAD_FAST: case TR_OP_STORE_FAST: case TR_OP_DELETE_FAST:
+    case TR_OP_LOAD_CONST: case TR_OP_LOAD_GLOBAL:
+    case TR_OP_UNARY_POSITIVE: case TR_OP_UNARY_NEGATIVE: case TR_OP_UNARY_INVERT:
+    case TR_OP_UNARY_NOT:
+    case TR_OP_BINARY_OP: case TR_OP_COMPARE_OP: case TR_OP_IS_OP: case TR_OP_CONTAINS_OP:
+    case TR_OP_BINARY_SUBSCR: case TR_OP_STORE_SUBSCR: case TR_OP_DELETE_SUBSCR:
+    case TR_OP_BUILD_TUPLE: case TR_OP_BUILD_LIST: case TR_OP_BUILD_MAP:
+    case TR_OP_BUILD_CONST_KEY_MAP: case TR_OP_BUILD_STRING: case TR_OP_LIST_APPEND:
+    case TR_OP_LIST_EXTEND: case TR_OP_LIST_TO_TUPLE:
+    case TR_OP_GET_ITER: case TR_OP_FOR_ITER:
+    case TR_OP_JUMP_FORWARD: case TR_OP_JUMP_BACKWARD:
+    case TR_OP_JUMP_BACKWARD_NO_INTERRUPT:
+    case TR_OP_POP_JUMP_FORWARD_IF_FALSE: case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_FALSE: case TR_OP_POP_JUMP_BACKWARD_IF_TRUE:
+    case TR_OP_POP_JUMP_FORWARD_IF_NONE: case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_NONE: case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE:
+    case TR_OP_JUMP_IF_FALSE_OR_POP: case TR_OP_JUMP_IF_TRUE_OR_POP:
+    case TR_OP_RETURN_VALUE:
+    case TR_OP_LOAD_ATTR: case TR_OP_LOAD_METHOD: case TR_OP_STORE_ATTR:
+    case TR_OP_DELETE_ATTR:
+    case TR_OP_PRECALL: case TR_OP_KW_NAMES: case TR_OP_CALL:
+    case TR_OP_MAKE_FUNCTION: case TR_OP_FORMAT_VALUE:
+    case TR_OP_PUSH_EXC_INFO: case TR_OP_POP_EXCEPT: case TR_OP_CHECK_EXC_MATCH:
+    case TR_OP_RERAISE: case TR_OP_COPY: case TR_OP_SWAP:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* C functions that read the caller's frame: replayed natively they would see the
+ * replayer instead of the program's frame. */
+int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs)
+{
+    if (callable == (PyObject *)&PySuper_Type)
+        return 1;
+    if (!PyCFunction_Check(callable))
+        return 0;
+    const char *n = ((PyCFunctionObject *)callable)->m_ml->ml_name;
+    if (strcmp(n, "locals") == 0 || strcmp(n, "globals") == 0 || strcmp(n, "eval") == 0 ||
+        strcmp(n, "exec") == 0 || strcmp(n, "breakpoint") == 0 ||
+        strcmp(n, "_getframe") == 0 || strcmp(n, "warn") == 0 ||
+        strcmp(n, "warn_explicit") == 0)
+        return 1;
+    return nargs == 0 && (strcmp(n, "vars") == 0 || strcmp(n, "dir") == 0);
+}
+
+static void mark(TrRecTrace *t, TrUnreusable why)
+{
+    if (t->unreusable < 0)
+        t->unreusable = why;
+}
+
+void tr_record_call(TrRun *run, PyObject *callable)
+{
+    if (!PyCFunction_Check(callable))
+        return;
+    const char *n = ((PyCFunctionObject *)callable)->m_ml->ml_name;
+    if (strcmp(n, "_getframe") == 0 || strcmp(n, "warn") == 0 ||
+        strcmp(n, "warn_explicit") == 0 || strcmp(n, "_current_frames") == 0)
+        mark(run->rec->trace, TR_UR_FRAME_CALL);
+}
+
+void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
+{
+    struct TrRecorder *r = run->rec;
+    TrRecTrace *t = r->trace;
+    if (t->unreusable >= 0)
+        return;
+    if ((PyObject *)f->code != t->code) {
+        mark(t, TR_UR_NOT_FUNCTION);
+        return;
+    }
+    /* Under skip_getter_on_replay the trace keeps what the previous getter returned
+     * (that bug): the previous step's result is on top of the stack now. */
+    if (TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY) && t->nsteps > 0 && f->sp > 0) {
+        TrStep *p = &t->steps[t->nsteps - 1];
+        if (p->op == TR_OP_LOAD_ATTR && p->result == NULL &&
+            (p->kind == TR_AK_DATA_DESC || p->kind == TR_AK_NONDATA_DESC ||
+             p->kind == TR_AK_GETATTR || p->kind == TR_AK_META_DATA ||
+             p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_META_NONDATA) &&
+            offset == p->offset + 1 + tr_opcode_caches(TR_OP_LOAD_ATTR))
+            p->result = Py_XNewRef(f->stack[f->sp - 1].obj);
+    }
+    if (!tr_replay_supports(op) || (op == TR_OP_MAKE_FUNCTION && (oparg & 8))) {
+        mark(t, TR_UR_OPCODE);
+        return;
+    }
+    if (t->nsteps >= TR_TRACE_MAX_STEPS) {
+        mark(t, TR_UR_TOO_LONG);
+        return;
+    }
+    if (t->nsteps == t->cap) {
+        Py_ssize_t cap = t->cap ? 2 * t->cap : 64;
+        TrStep *ns = PyMem_Realloc(t->steps, (size_t)cap * sizeof(TrStep));
+        if (ns == NULL) {
+            mark(t, TR_UR_TOO_LONG);
+            return;
+        }
+        t->steps = ns;
+        t->cap = cap;
+    }
+    TrStep *s = &t->steps[t->nsteps];
+    memset(s, 0, sizeof *s);
+    s->offset = offset;
+    s->op = (unsigned char)op;
+    s->oparg = oparg;
+    s->input = -1;
+    switch (op) {
+    case TR_OP_LOAD_ATTR:
+    case TR_OP_LOAD_METHOD: {
+        TrValue owner = f->stack[f->sp - 1];
+        PyObject *name = PyTuple_GET_ITEM(f->code->co_names, oparg);
+        if (owner.prov != NULL && owner.prov->kind == TR_PROV_INPUT && owner.prov->name == NULL &&
+            owner.prov->index >= 0 && owner.prov->index < r->nargs &&
+            r->args[owner.prov->index] == owner.obj)
+            s->input = owner.prov->index;
+        if (tr_guard_record(s, owner.obj, name, op == TR_OP_LOAD_METHOD, run->faults) < 0) {
+            PyErr_Clear();
+            tr_step_clear(s);
+            mark(t, TR_UR_FAILED);
+            return;
+        }
+        break;
+    }
+    case TR_OP_STORE_ATTR:
+    case TR_OP_DELETE_ATTR:
+    case TR_OP_STORE_SUBSCR:
+    case TR_OP_DELETE_SUBSCR:
+        if (t->precheck_end < 0)
+            t->precheck_end = (int)t->nsteps;
+        break;
+    case TR_OP_CALL: {
+        int is_meth = f->stack[f->sp - (oparg + 2)].obj != NULL;
+        int nargs = oparg + is_meth;
+        PyObject *callable = f->stack[f->sp - (nargs + 1)].obj;
+        if (tr_is_frame_call(callable, nargs)) {
+            mark(t, TR_UR_FRAME_CALL);
+            return;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    t->nsteps++;
+}

@@ -1,0 +1,923 @@
+/* tr_replay.c: replaying a recorded trace, and side exits (docs/REUSE.md).
+ *
+ * The replayer runs the steps of a TrRecTrace over a real TrFrame (tr_frame.h) whose
+ * values carry no provenance: nothing is decoded, attribute loads run only their
+ * resolved step once the inline guards of tr_guard.c hold (a getter's __get__ called
+ * again, the instance dict read again, a guarded class attribute reused), calls run
+ * natively (CPython itself runs the callees, so the event log is eager's). After each
+ * step the instruction that comes next must be the next recorded step: a branch taken
+ * the other way, a loop running longer or shorter, an exception where the trace had
+ * none (or none where it had one), a failing inline guard, all leave the trace there: a
+ * SIDE EXIT hands the same frame (locals, stack, handled exception) to the tracer's
+ * interpreter (tr_frame_run), which continues from that instruction, so nothing that
+ * ran runs again. Side exits only ever happen in the top-level frame: callees are not
+ * inlined into a trace, so there is nothing to resume inside them.
+ *
+ * Instance-dict loads are forwarded within one replay (a load or a store of (obj, name)
+ * remembered and reused by the next load of it) as long as nothing that may run user
+ * code ran in between: stores, deletes and escaping calls forget them. The fault
+ * no_invalidate_on_store makes stores forget nothing.
+ */
+#include "tr_reuse.h"
+#include "tr_frame.h"
+#include "tr_attr.h"
+#include "tr_faults.h"
+
+/* ---- load forwarding ---- */
+#define TR_FWD_MAX 16
+typedef struct {
+    PyObject *obj;       /* borrowed: one of the call's arguments, alive for the call */
+    PyObject *name;      /* strong */
+    PyObject *value;     /* strong (the instance dict holds it too until a store or an
+                            escape, which forget it first: no lifetime is extended) */
+} TrFwd;
+
+typedef struct {
+    TrFwd fwd[TR_FWD_MAX];
+    int nfwd;
+    unsigned faults;
+    PyObject *const *args;   /* the call's positional arguments (borrowed) */
+    Py_ssize_t nargs;
+} TrReplayState;
+
+static void fwd_forget_all(TrReplayState *st)
+{
+    for (int i = 0; i < st->nfwd; i++) {
+        st->fwd[i].obj = NULL;
+        Py_CLEAR(st->fwd[i].name);
+        Py_CLEAR(st->fwd[i].value);
+    }
+    st->nfwd = 0;
+}
+
+static PyObject *fwd_find(TrReplayState *st, PyObject *obj, PyObject *name)  /* borrowed */
+{
+    for (int i = 0; i < st->nfwd; i++) {
+        if (st->fwd[i].obj == obj && st->fwd[i].name == name)
+            return st->fwd[i].value;
+    }
+    return NULL;
+}
+
+static void fwd_remember(TrReplayState *st, PyObject *obj, PyObject *name, PyObject *value)
+{
+    for (int i = 0; i < st->nfwd; i++) {
+        if (st->fwd[i].obj == obj && st->fwd[i].name == name) {
+            Py_SETREF(st->fwd[i].value, Py_NewRef(value));
+            return;
+        }
+    }
+    int is_arg = 0;
+    for (Py_ssize_t k = 0; k < st->nargs && !is_arg; k++)
+        is_arg = st->args[k] == obj;
+    if (st->nfwd == TR_FWD_MAX || !is_arg)
+        return;
+    st->fwd[st->nfwd].obj = obj;
+    st->fwd[st->nfwd].name = Py_NewRef(name);
+    st->fwd[st->nfwd].value = Py_NewRef(value);
+    st->nfwd++;
+}
+
+/* A store or delete of owner.name through the attribute protocol. */
+static void fwd_note_store(TrReplayState *st, PyObject *owner, PyObject *name)
+{
+    if ((st->faults >> TR_FAULT_NO_INVALIDATE_ON_STORE) & 1u)
+        return;   /* the bug: what was remembered stays */
+    (void)owner;
+    (void)name;
+    fwd_forget_all(st);   /* __setattr__, __set__ or a class write may run user code */
+}
+
+/* 1 when owner.name = v went to the instance dict by the generic algorithm (no
+ * __setattr__ override, no data descriptor): the dict now holds v. */
+static int stored_in_dict(PyObject *owner, PyObject *name)
+{
+    PyTypeObject *t = Py_TYPE(owner);
+    if (t->tp_setattro != PyObject_GenericSetAttr || !PyUnicode_CheckExact(name))
+        return 0;
+    PyObject *d = _PyType_Lookup(t, name);
+    return d == NULL || Py_TYPE(d)->tp_descr_set == NULL;
+}
+
+/* A call that runs no user code and writes no instance dict: list.append and
+ * list.insert through LOAD_METHOD (an unbound method descriptor and an exact list),
+ * or what the tracer's own allow-list says (tr_call_is_pure). */
+static int pure_call(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
+                     PyObject *kwnames)
+{
+    if (Py_IS_TYPE(callable, &PyMethodDescr_Type) && kwnames == NULL && nargs >= 1 &&
+        PyDescr_TYPE(callable) == &PyList_Type && PyList_CheckExact(args[0].obj)) {
+        const char *n = ((PyMethodDescrObject *)callable)->d_method->ml_name;
+        return strcmp(n, "append") == 0 || strcmp(n, "insert") == 0;
+    }
+    return tr_call_is_pure(callable, args, nargs, kwnames);
+}
+
+/* ---- the resolved step of an attribute load ---- */
+
+/* The load of a step whose guards passed: a new reference or NULL. */
+static PyObject *replay_load(TrReplayState *st, TrStep *s, PyObject *owner)
+{
+    PyObject *r = NULL;
+    if (s->result != NULL)          /* fault skip_getter_on_replay */
+        return Py_NewRef(s->result);
+    switch (s->kind) {
+    case TR_AK_INST_DICT: {
+        PyObject *v = fwd_find(st, owner, s->name);
+        if (v != NULL)
+            return Py_NewRef(v);
+        PyObject **dp = _PyObject_GetDictPtr(owner);
+        v = dp != NULL && *dp != NULL ? PyDict_GetItemWithError(*dp, s->name) : NULL;
+        if (v == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_SystemError, "tracer: guarded dict key vanished");
+            return NULL;
+        }
+        fwd_remember(st, owner, s->name, v);
+        return Py_NewRef(v);
+    }
+    case TR_AK_CLASS_ATTR:
+    case TR_AK_TYPE_STABLE:
+        return Py_NewRef(s->descr);      /* stable: the guarded class attribute */
+    case TR_AK_META_STABLE:
+        return Py_NewRef(s->meta_descr);
+    case TR_AK_DATA_DESC:
+    case TR_AK_NONDATA_DESC:
+        fwd_forget_all(st);
+        r = s->dget(s->descr, owner, (PyObject *)Py_TYPE(owner));
+        break;
+    case TR_AK_META_DATA:
+    case TR_AK_META_NONDATA:
+        fwd_forget_all(st);
+        return s->dget(s->meta_descr, owner, (PyObject *)Py_TYPE(owner));
+    case TR_AK_TYPE_DESC:
+        fwd_forget_all(st);
+        return Py_TYPE(s->descr)->tp_descr_get(s->descr, NULL, owner);
+    case TR_AK_GETATTR:
+        fwd_forget_all(st);
+        PyErr_SetNone(PyExc_AttributeError);   /* replaced by the hook's result below */
+        break;
+    default:
+        fwd_forget_all(st);
+        return PyObject_GetAttr(owner, s->name);
+    }
+    /* slot_tp_getattr_hook: any AttributeError of the generic part calls __getattr__. */
+    if (r == NULL && s->hook != NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        descrgetfunc g = Py_TYPE(s->hook)->tp_descr_get;
+        if (g == NULL) {              /* call_attribute: not bound, called with the name */
+            r = PyObject_CallOneArg(s->hook, s->name);
+        }
+        else {
+            PyObject *bound = g(s->hook, owner, (PyObject *)Py_TYPE(owner));
+            r = bound != NULL ? PyObject_CallOneArg(bound, s->name) : NULL;
+            Py_XDECREF(bound);
+        }
+    }
+    return r;
+}
+
+static PyObject *binary_op(int oparg, PyObject *a, PyObject *b)   /* new ref or NULL */
+{
+    typedef PyObject *(*binfunc_t)(PyObject *, PyObject *);
+    static const binfunc_t fns[26] = {
+        PyNumber_Add, PyNumber_And, PyNumber_FloorDivide, PyNumber_Lshift,
+        PyNumber_MatrixMultiply, PyNumber_Multiply, PyNumber_Remainder, PyNumber_Or,
+        NULL, PyNumber_Rshift, PyNumber_Subtract, PyNumber_TrueDivide, PyNumber_Xor,
+        PyNumber_InPlaceAdd, PyNumber_InPlaceAnd, PyNumber_InPlaceFloorDivide,
+        PyNumber_InPlaceLshift, PyNumber_InPlaceMatrixMultiply, PyNumber_InPlaceMultiply,
+        PyNumber_InPlaceRemainder, PyNumber_InPlaceOr, NULL, PyNumber_InPlaceRshift,
+        PyNumber_InPlaceSubtract, PyNumber_InPlaceTrueDivide, PyNumber_InPlaceXor,
+    };
+    if (oparg == 8)
+        return PyNumber_Power(a, b, Py_None);
+    if (oparg == 21)
+        return PyNumber_InPlacePower(a, b, Py_None);
+    if (oparg < 0 || oparg >= 26 || fns[oparg] == NULL) {
+        PyErr_Format(PyExc_SystemError, "tracer: bad BINARY_OP oparg %d", oparg);
+        return NULL;
+    }
+    return fns[oparg](a, b);
+}
+
+/* 1 when no user code can run for operands a (and b): builtin scalars and exact
+ * builtin containers, as the tracer's own rule (tr_is_plain_operands). */
+static int plain(PyObject *a, PyObject *b)
+{
+    return tr_is_plain_operands(a, b);
+}
+
+/* ---- the side exit: the tracer's interpreter takes the frame over ---- */
+static int side_exit(TrFrame *f, int next, int throwing, int64_t budget, int max_depth,
+                     unsigned faults, TrValue *out)
+{
+    TrRun run = {budget, 0, max_depth, NULL, NULL, faults, NULL};
+    int rc = -1;
+    PyObject *et = NULL, *ev = NULL, *etb = NULL;
+    if (throwing)
+        PyErr_Fetch(&et, &ev, &etb);
+    run.cache = tr_cache_new();
+    if (run.cache != NULL)
+        run.trace = tr_trace_new();
+    if (run.trace == NULL) {
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(etb);
+        goto done;
+    }
+    if (throwing)
+        PyErr_Restore(et, ev, etb);
+    f->next = next;
+    tr_run_register(&run);
+    rc = tr_frame_run(&run, f, throwing, out);
+    tr_run_unregister(&run);
+done:
+    if (run.trace != NULL)
+        tr_trace_free(run.trace);
+    if (run.cache != NULL)
+        tr_cache_free(run.cache);
+    return rc;
+}
+
+#define TOP() (f->stack[f->sp - 1])
+#define PEEK(n) (f->stack[f->sp - (n)])
+#define POP() (f->stack[--f->sp])
+#define PUSH_OBJ(o) do { \
+        if (f->sp >= f->stacksize) { \
+            fprintf(stderr, "tracefuzz: replay stack overflow\n"); \
+            abort(); \
+        } \
+        f->stack[f->sp].obj = (o); \
+        f->stack[f->sp].prov = NULL; \
+        f->sp++; \
+    } while (0)
+#define CLEAR_VALUE(v) do { TrValue tmp_ = (v); tr_value_clear(&tmp_); } while (0)
+#define SET_TOP_OBJ(o) do { CLEAR_VALUE(TOP()); TOP().obj = (o); } while (0)
+
+/* Skips EXTENDED_ARG prefixes: the code unit of the instruction they introduce. */
+static int skip_prefixes(const TrFrame *f, int i)
+{
+    while (i < f->ninstr && f->instr[2 * i] == TR_OP_EXTENDED_ARG)
+        i++;
+    return i;
+}
+
+/* The code unit where the instruction at i starts, its EXTENDED_ARG prefixes included:
+ * where the tracer must resume to decode it. (The unit before an instruction is a
+ * prefix, a zeroed CACHE entry or another instruction, never an EXTENDED_ARG that is
+ * not this one's prefix.) */
+static int prefix_start(const TrFrame *f, int i)
+{
+    while (i > 0 && f->instr[2 * (i - 1)] == TR_OP_EXTENDED_ARG)
+        i--;
+    return i;
+}
+
+/* Runs the steps over f. Returns 0 with *out (returned), or -1 with an exception. */
+static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t budget,
+                        int max_depth, TrValue *out)
+{
+    PyCodeObject *co = f->code;
+    PyObject *callbuf[16];
+    Py_ssize_t i = 0;
+    int next = 0, exit_reason = TR_EXIT_OTHER, guard_kind = -1, throwing = 0;
+    for (i = 0; i < t->nsteps; i++) {
+        TrStep *s = &t->steps[i];
+        int op = s->op, oparg = s->oparg;
+        int here = f->lasti = s->offset;
+        next = here + 1 + tr_opcode_caches(op);
+        int jumped = 0;
+        switch (op) {
+        case TR_OP_NOP:
+        case TR_OP_RESUME:
+            break;
+        case TR_OP_POP_TOP:
+            CLEAR_VALUE(POP());
+            break;
+        case TR_OP_PUSH_NULL:
+            PUSH_OBJ(NULL);
+            break;
+        case TR_OP_LOAD_FAST: {
+            PyObject *v = f->localsplus[oparg].obj;
+            if (v == NULL) {           /* UnboundLocalError: the tracer says it */
+                next = prefix_start(f, here);
+                goto exit;
+            }
+            PUSH_OBJ(Py_NewRef(v));
+            break;
+        }
+        case TR_OP_STORE_FAST: {
+            TrValue v = POP();
+            TrValue old = f->localsplus[oparg];
+            f->localsplus[oparg] = v;
+            tr_value_clear(&old);
+            break;
+        }
+        case TR_OP_DELETE_FAST:
+            if (f->localsplus[oparg].obj == NULL) {
+                next = prefix_start(f, here);
+                goto exit;
+            }
+            tr_value_clear(&f->localsplus[oparg]);
+            break;
+        case TR_OP_LOAD_CONST:
+            PUSH_OBJ(Py_NewRef(PyTuple_GET_ITEM(co->co_consts, oparg)));
+            break;
+        case TR_OP_LOAD_GLOBAL: {
+            PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg >> 1);
+            PyObject *v = NULL;
+            if (PyDict_CheckExact(f->globals) && PyDict_CheckExact(f->builtins)) {
+                v = PyDict_GetItemWithError(f->globals, name);
+                if (v == NULL && !PyErr_Occurred())
+                    v = PyDict_GetItemWithError(f->builtins, name);
+            }
+            if (v == NULL) {           /* NameError and odd namespaces: the tracer */
+                if (PyErr_Occurred())
+                    goto error;
+                next = prefix_start(f, here);
+                goto exit;
+            }
+            if (oparg & 1)
+                PUSH_OBJ(NULL);
+            PUSH_OBJ(Py_NewRef(v));
+            break;
+        }
+        case TR_OP_UNARY_POSITIVE:
+        case TR_OP_UNARY_NEGATIVE:
+        case TR_OP_UNARY_INVERT:
+        case TR_OP_UNARY_NOT: {
+            PyObject *v = TOP().obj, *r;
+            if (!plain(v, NULL))
+                fwd_forget_all(st);
+            if (op == TR_OP_UNARY_NOT) {
+                int b = PyObject_IsTrue(v);
+                r = b < 0 ? NULL : Py_NewRef(b ? Py_False : Py_True);
+            }
+            else if (op == TR_OP_UNARY_POSITIVE)
+                r = PyNumber_Positive(v);
+            else if (op == TR_OP_UNARY_NEGATIVE)
+                r = PyNumber_Negative(v);
+            else
+                r = PyNumber_Invert(v);
+            if (r == NULL)
+                goto error;
+            SET_TOP_OBJ(r);
+            break;
+        }
+        case TR_OP_BINARY_OP:
+        case TR_OP_COMPARE_OP:
+        case TR_OP_CONTAINS_OP:
+        case TR_OP_BINARY_SUBSCR: {
+            PyObject *a = PEEK(2).obj, *b = TOP().obj, *r = NULL;
+            if (!plain(a, b))
+                fwd_forget_all(st);
+            if (op == TR_OP_BINARY_OP)
+                r = binary_op(oparg, a, b);
+            else if (op == TR_OP_COMPARE_OP)
+                r = oparg <= Py_GE ? PyObject_RichCompare(a, b, oparg) : NULL;
+            else if (op == TR_OP_BINARY_SUBSCR)
+                r = PyObject_GetItem(a, b);
+            else {
+                int c = PySequence_Contains(b, a);
+                r = c < 0 ? NULL : Py_NewRef((c ^ oparg) ? Py_True : Py_False);
+            }
+            if (r == NULL) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_SystemError, "tracer: bad COMPARE_OP");
+                goto error;
+            }
+            CLEAR_VALUE(POP());
+            SET_TOP_OBJ(r);
+            break;
+        }
+        case TR_OP_IS_OP: {
+            int res = (PEEK(2).obj == TOP().obj) ^ oparg;
+            CLEAR_VALUE(POP());
+            SET_TOP_OBJ(Py_NewRef(res ? Py_True : Py_False));
+            break;
+        }
+        case TR_OP_STORE_SUBSCR:
+        case TR_OP_DELETE_SUBSCR: {
+            int err;
+            fwd_forget_all(st);       /* a dict write may be an instance dict */
+            if (op == TR_OP_STORE_SUBSCR)
+                err = PyObject_SetItem(PEEK(2).obj, TOP().obj, PEEK(3).obj);
+            else
+                err = PyObject_DelItem(PEEK(2).obj, TOP().obj);
+            if (err < 0)
+                goto error;
+            CLEAR_VALUE(POP());
+            CLEAR_VALUE(POP());
+            if (op == TR_OP_STORE_SUBSCR)
+                CLEAR_VALUE(POP());
+            break;
+        }
+        case TR_OP_BUILD_TUPLE:
+        case TR_OP_BUILD_LIST: {
+            PyObject *r = op == TR_OP_BUILD_TUPLE ? PyTuple_New(oparg) : PyList_New(oparg);
+            if (r == NULL)
+                goto error;
+            for (int k = oparg; k > 0; k--) {
+                TrValue v = POP();
+                if (op == TR_OP_BUILD_TUPLE)
+                    PyTuple_SET_ITEM(r, k - 1, v.obj);
+                else
+                    PyList_SET_ITEM(r, k - 1, v.obj);
+                tr_prov_decref(v.prov);
+            }
+            PUSH_OBJ(r);
+            break;
+        }
+        case TR_OP_BUILD_MAP: {
+            PyObject *r = _PyDict_NewPresized(oparg);
+            int err = r == NULL ? -1 : 0;
+            fwd_forget_all(st);       /* keys' __hash__ / __eq__ */
+            for (int k = oparg; k > 0 && err == 0; k--)
+                err = PyDict_SetItem(r, PEEK(2 * k).obj, PEEK(2 * k - 1).obj);
+            if (err < 0) {
+                Py_XDECREF(r);
+                goto error;
+            }
+            for (int k = 0; k < 2 * oparg; k++)
+                CLEAR_VALUE(POP());
+            PUSH_OBJ(r);
+            break;
+        }
+        case TR_OP_BUILD_CONST_KEY_MAP: {
+            PyObject *keys = TOP().obj;
+            if (!PyTuple_CheckExact(keys) || PyTuple_GET_SIZE(keys) != oparg) {
+                next = prefix_start(f, here);
+                goto exit;
+            }
+            PyObject *r = _PyDict_NewPresized(oparg);
+            int err = r == NULL ? -1 : 0;
+            for (int k = 0; k < oparg && err == 0; k++)
+                err = PyDict_SetItem(r, PyTuple_GET_ITEM(keys, k), PEEK(oparg + 1 - k).obj);
+            if (err < 0) {
+                Py_XDECREF(r);
+                goto error;
+            }
+            for (int k = 0; k < oparg + 1; k++)
+                CLEAR_VALUE(POP());
+            PUSH_OBJ(r);
+            break;
+        }
+        case TR_OP_BUILD_STRING: {
+            PyObject *empty = PyUnicode_New(0, 0);
+            PyObject *items = empty != NULL ? PyTuple_New(oparg) : NULL;
+            PyObject *r = NULL;
+            if (items != NULL) {
+                for (int k = 0; k < oparg; k++)
+                    PyTuple_SET_ITEM(items, k, Py_NewRef(PEEK(oparg - k).obj));
+                r = PyUnicode_Join(empty, items);
+            }
+            Py_XDECREF(items);
+            Py_XDECREF(empty);
+            if (r == NULL)
+                goto error;
+            for (int k = 0; k < oparg; k++)
+                CLEAR_VALUE(POP());
+            PUSH_OBJ(r);
+            break;
+        }
+        case TR_OP_LIST_APPEND:
+            if (PyList_Append(PEEK(oparg + 1).obj, TOP().obj) < 0)
+                goto error;
+            CLEAR_VALUE(POP());
+            break;
+        case TR_OP_LIST_EXTEND: {
+            if (!PyList_CheckExact(TOP().obj) && !PyTuple_CheckExact(TOP().obj)) {
+                next = prefix_start(f, here);           /* iterating runs user code: the tracer's message */
+                goto exit;
+            }
+            PyObject *none = _PyList_Extend((PyListObject *)PEEK(oparg + 1).obj, TOP().obj);
+            if (none == NULL)
+                goto error;
+            Py_DECREF(none);
+            CLEAR_VALUE(POP());
+            break;
+        }
+        case TR_OP_LIST_TO_TUPLE: {
+            PyObject *r = PyList_AsTuple(TOP().obj);
+            if (r == NULL)
+                goto error;
+            SET_TOP_OBJ(r);
+            break;
+        }
+        case TR_OP_GET_ITER: {
+            if (!plain(TOP().obj, NULL))
+                fwd_forget_all(st);
+            PyObject *it = PyObject_GetIter(TOP().obj);
+            if (it == NULL)
+                goto error;
+            SET_TOP_OBJ(it);
+            break;
+        }
+        case TR_OP_FOR_ITER: {
+            PyObject *it = TOP().obj;
+            if (!PyRange_Check(it) && !PyList_CheckExact(it) && !PyTuple_CheckExact(it))
+                fwd_forget_all(st);
+            PyObject *v = (*Py_TYPE(it)->tp_iternext)(it);
+            if (v != NULL) {
+                PUSH_OBJ(v);
+                break;
+            }
+            if (PyErr_Occurred()) {
+                if (!PyErr_ExceptionMatches(PyExc_StopIteration))
+                    goto error;
+                PyErr_Clear();
+            }
+            CLEAR_VALUE(POP());
+            next += oparg;
+            jumped = 1;
+            break;
+        }
+        case TR_OP_JUMP_FORWARD:
+            next += oparg;
+            break;
+        case TR_OP_JUMP_BACKWARD:
+        case TR_OP_JUMP_BACKWARD_NO_INTERRUPT:
+            next -= oparg;
+            break;
+        case TR_OP_POP_JUMP_FORWARD_IF_FALSE:
+        case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
+        case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
+        case TR_OP_POP_JUMP_BACKWARD_IF_TRUE: {
+            if (!plain(TOP().obj, NULL))
+                fwd_forget_all(st);
+            int b = PyObject_IsTrue(TOP().obj);
+            if (b < 0)
+                goto error;
+            CLEAR_VALUE(POP());
+            int want = op == TR_OP_POP_JUMP_FORWARD_IF_TRUE ||
+                       op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
+            int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
+                           op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
+            if (b == want) {
+                next += backward ? -oparg : oparg;
+                jumped = 1;
+            }
+            break;
+        }
+        case TR_OP_POP_JUMP_FORWARD_IF_NONE:
+        case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
+        case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
+        case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
+            int isnone = TOP().obj == Py_None;
+            CLEAR_VALUE(POP());
+            int want = op == TR_OP_POP_JUMP_FORWARD_IF_NONE ||
+                       op == TR_OP_POP_JUMP_BACKWARD_IF_NONE;
+            int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
+                           op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
+            if (isnone == want) {
+                next += backward ? -oparg : oparg;
+                jumped = 1;
+            }
+            break;
+        }
+        case TR_OP_JUMP_IF_FALSE_OR_POP:
+        case TR_OP_JUMP_IF_TRUE_OR_POP: {
+            if (!plain(TOP().obj, NULL))
+                fwd_forget_all(st);
+            int b = PyObject_IsTrue(TOP().obj);
+            if (b < 0)
+                goto error;
+            if (b == (op == TR_OP_JUMP_IF_TRUE_OR_POP)) {
+                next += oparg;
+                jumped = 1;
+            }
+            else {
+                CLEAR_VALUE(POP());
+            }
+            break;
+        }
+        case TR_OP_RETURN_VALUE:
+            *out = POP();
+            tr_stat_add(TR_STAT_REPLAYS_DONE);
+            return 0;
+        case TR_OP_LOAD_ATTR:
+        case TR_OP_LOAD_METHOD: {
+            PyObject *owner = TOP().obj;
+            int g = tr_guard_check(s, owner, st->faults);
+            if (g >= 0) {
+                exit_reason = TR_EXIT_GUARD;
+                guard_kind = g;
+                next = prefix_start(f, here);
+                goto exit;
+            }
+            if (op == TR_OP_LOAD_METHOD && s->kind == TR_AK_METHOD) {
+                /* (owner -- meth self): the function found on the type, unbound. */
+                PyObject *self = TOP().obj;
+                TOP().obj = Py_NewRef(s->descr);
+                PUSH_OBJ(self);
+                break;
+            }
+            PyObject *r = replay_load(st, s, owner);
+            if (r == NULL)
+                goto error;
+            if (op == TR_OP_LOAD_METHOD) {
+                SET_TOP_OBJ(NULL);
+                PUSH_OBJ(r);
+            }
+            else {
+                SET_TOP_OBJ(r);
+            }
+            break;
+        }
+        case TR_OP_STORE_ATTR:
+        case TR_OP_DELETE_ATTR: {
+            PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg);
+            PyObject *owner = TOP().obj;
+            fwd_note_store(st, owner, name);   /* first: the old value may be freed */
+            int err = op == TR_OP_STORE_ATTR ? PyObject_SetAttr(owner, name, PEEK(2).obj)
+                                             : PyObject_DelAttr(owner, name);
+            if (err < 0)
+                goto error;
+            if (op == TR_OP_STORE_ATTR && !((st->faults >> TR_FAULT_NO_INVALIDATE_ON_STORE) & 1u) &&
+                stored_in_dict(owner, name))
+                fwd_remember(st, owner, name, PEEK(2).obj);   /* store-to-load forwarding */
+            CLEAR_VALUE(POP());
+            if (op == TR_OP_STORE_ATTR)
+                CLEAR_VALUE(POP());
+            break;
+        }
+        case TR_OP_PRECALL: {
+            TrValue *callable = &PEEK(oparg + 1);
+            if (PEEK(oparg + 2).obj == NULL && Py_IS_TYPE(callable->obj, &PyMethod_Type)) {
+                PyObject *m = callable->obj;
+                PEEK(oparg + 2).obj = Py_NewRef(PyMethod_GET_FUNCTION(m));
+                callable->obj = Py_NewRef(PyMethod_GET_SELF(m));
+                Py_DECREF(m);
+            }
+            break;
+        }
+        case TR_OP_KW_NAMES:
+            f->kwnames = PyTuple_GET_ITEM(co->co_consts, oparg);
+            break;
+        case TR_OP_CALL: {
+            int is_meth = PEEK(oparg + 2).obj != NULL;
+            int nargs = oparg + is_meth;
+            PyObject *callable = PEEK(nargs + 1).obj;
+            PyObject *kwnames = f->kwnames;
+            if (tr_is_frame_call(callable, nargs)) {
+                exit_reason = TR_EXIT_FRAME_CALL;
+                next = prefix_start(f, here);
+                goto exit;
+            }
+            f->kwnames = NULL;
+            if (!pure_call(callable, &PEEK(nargs), nargs, kwnames))
+                fwd_forget_all(st);
+            PyObject **argv = nargs <= 16 ? callbuf : PyMem_Malloc((size_t)nargs * sizeof(PyObject *));
+            if (argv == NULL) {
+                PyErr_NoMemory();
+                goto error;
+            }
+            for (int k = 0; k < nargs; k++)
+                argv[k] = PEEK(nargs - k).obj;
+            Py_ssize_t npos = nargs - (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
+            PyObject *r = PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
+            if (argv != callbuf)
+                PyMem_Free(argv);
+            if (r == NULL)
+                goto error;
+            for (int k = 0; k < oparg + 2; k++)
+                CLEAR_VALUE(POP());
+            PUSH_OBJ(r);
+            break;
+        }
+        case TR_OP_MAKE_FUNCTION: {
+            PyObject *fn = PyFunction_New(TOP().obj, f->globals);
+            if (fn == NULL)
+                goto error;
+            CLEAR_VALUE(POP());
+            int err = 0;
+            if (oparg & 4) {
+                TrValue v = POP();
+                Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, v.obj);
+                tr_prov_decref(v.prov);
+            }
+            if (oparg & 2) {
+                TrValue v = POP();
+                err |= PyFunction_SetKwDefaults(fn, v.obj);
+                tr_value_clear(&v);
+            }
+            if (oparg & 1) {
+                TrValue v = POP();
+                err |= PyFunction_SetDefaults(fn, v.obj);
+                tr_value_clear(&v);
+            }
+            if (err) {
+                Py_DECREF(fn);
+                goto error;
+            }
+            PUSH_OBJ(fn);
+            break;
+        }
+        case TR_OP_FORMAT_VALUE: {
+            PyObject *spec = (oparg & 4) == 4 ? TOP().obj : NULL;
+            PyObject *v = spec != NULL ? PEEK(2).obj : TOP().obj;
+            if (!PyUnicode_CheckExact(v) || (oparg & 3) != 0)
+                fwd_forget_all(st);
+            PyObject *r = tr_op_format(v, oparg & 3, spec);
+            if (r == NULL)
+                goto error;
+            if (spec != NULL)
+                CLEAR_VALUE(POP());
+            SET_TOP_OBJ(r);
+            break;
+        }
+        case TR_OP_PUSH_EXC_INFO: {
+            TrValue exc = POP();
+            PyObject *prev = PyErr_GetHandledException();
+            PUSH_OBJ(prev != NULL ? prev : Py_NewRef(Py_None));
+            PyErr_SetHandledException(exc.obj);
+            f->stack[f->sp++] = exc;
+            break;
+        }
+        case TR_OP_POP_EXCEPT: {
+            TrValue prev = POP();
+            PyErr_SetHandledException(prev.obj == Py_None ? NULL : prev.obj);
+            tr_value_clear(&prev);
+            break;
+        }
+        case TR_OP_CHECK_EXC_MATCH: {
+            PyObject *right = TOP().obj;
+            if (tr_exc_check_type(right) < 0)
+                goto error;
+            int res = PyErr_GivenExceptionMatches(PEEK(2).obj, right);
+            SET_TOP_OBJ(Py_NewRef(res ? Py_True : Py_False));
+            break;
+        }
+        case TR_OP_RERAISE: {
+            TrValue exc = POP();
+            if (oparg) {
+                PyObject *lasti = PEEK(oparg).obj;
+                if (PyLong_Check(lasti))
+                    f->lasti = (int)PyLong_AsLong(lasti);
+            }
+            PyErr_Restore(Py_NewRef(Py_TYPE(exc.obj)), Py_NewRef(exc.obj),
+                          PyException_GetTraceback(exc.obj));
+            tr_value_clear(&exc);
+            goto unwind;   /* a re-raise adds no traceback entry */
+        }
+        case TR_OP_COPY:
+            PUSH_OBJ(Py_XNewRef(PEEK(oparg).obj));
+            break;
+        case TR_OP_SWAP: {
+            TrValue tmp = TOP();
+            TOP() = PEEK(oparg);
+            PEEK(oparg) = tmp;
+            break;
+        }
+        default:
+            fprintf(stderr, "tracefuzz: replay of unsupported opcode %d\n", op);
+            abort();
+        }
+        goto check_path;
+
+    error:
+        /* The step raised. Where the recorded path raised here too (its next step is
+         * this frame's handler) the replay unwinds; else the tracer takes over. */
+        f->lasti = here;
+        if (!tr_exc_is_internal())
+            tr_exc_add_traceback(f);
+    unwind: {
+        int handler, level, push_lasti;
+        if (tr_exc_is_internal())
+            return -1;
+        if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti)) {
+            if (i + 1 == t->nsteps) {
+                tr_stat_add(TR_STAT_REPLAYS_DONE);
+                return -1;            /* the trace ended with this exception too */
+            }
+            exit_reason = TR_EXIT_EXCEPTION;
+            goto leave_error;
+        }
+        if (i + 1 == t->nsteps || t->steps[i + 1].offset != skip_prefixes(f, handler)) {
+            exit_reason = TR_EXIT_EXCEPTION;
+            goto leave_error;
+        }
+        while (f->sp > level)
+            CLEAR_VALUE(POP());
+        if (push_lasti) {
+            PyObject *l = PyLong_FromLong(f->lasti);
+            if (l == NULL)
+                return -1;
+            PUSH_OBJ(l);
+        }
+        PyObject *et, *ev, *etb;
+        PyErr_Fetch(&et, &ev, &etb);
+        PyErr_NormalizeException(&et, &ev, &etb);
+        if (etb != NULL)
+            PyException_SetTraceback(ev, etb);
+        Py_XDECREF(etb);
+        Py_XDECREF(et);
+        PUSH_OBJ(ev);
+        f->kwnames = NULL;
+        continue;
+    }
+    leave_error:
+        /* The exception was raised where the trace did not raise: the tracer unwinds
+         * from this instruction (the traceback entry is already there, so the
+         * tracer's own RAISE path must not add one: resume at the handler). */
+        {
+            int handler, level, push_lasti;
+            if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti)) {
+                tr_stat_side_exit(TR_EXIT_EXCEPTION, -1);
+                return -1;            /* propagates out of the frame, as in the tracer */
+            }
+            while (f->sp > level)
+                CLEAR_VALUE(POP());
+            if (push_lasti) {
+                PyObject *l = PyLong_FromLong(f->lasti);
+                if (l == NULL)
+                    return -1;
+                PUSH_OBJ(l);
+            }
+            PyObject *et, *ev, *etb;
+            PyErr_Fetch(&et, &ev, &etb);
+            PyErr_NormalizeException(&et, &ev, &etb);
+            if (etb != NULL)
+                PyException_SetTraceback(ev, etb);
+            Py_XDECREF(etb);
+            Py_XDECREF(et);
+            PUSH_OBJ(ev);
+            f->kwnames = NULL;
+            next = handler;
+            goto exit;
+        }
+
+    check_path:
+        if (i + 1 < t->nsteps && t->steps[i + 1].offset == skip_prefixes(f, next))
+            continue;
+        exit_reason = jumped || op == TR_OP_FOR_ITER || op == TR_OP_JUMP_IF_FALSE_OR_POP ||
+                              op == TR_OP_JUMP_IF_TRUE_OR_POP ||
+                              (op >= TR_OP_POP_JUMP_FORWARD_IF_FALSE &&
+                               op <= TR_OP_POP_JUMP_FORWARD_IF_TRUE) ||
+                              op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
+                              op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE
+                          ? TR_EXIT_BRANCH : TR_EXIT_OTHER;
+        goto exit;
+    }
+    /* Every step ran and none returned: the recorded path ended in an exception
+     * that this replay did not raise (handled above), so this is not reached unless
+     * the trace is empty. */
+    next = i > 0 ? next : 0;
+exit:
+    tr_stat_side_exit((TrExitReason)exit_reason, guard_kind);
+    if (exit_reason == TR_EXIT_GUARD)
+        t->stale = guard_kind;
+    fwd_forget_all(st);   /* the forwarded values are dropped before the tracer runs */
+    return side_exit(f, next, throwing, budget, max_depth, st->faults, out);
+}
+
+PyObject *tr_replay(TrRecTrace *t, PyObject *func, PyObject *const *args, size_t nargsf,
+                    PyObject *kwnames, int64_t budget, int max_depth)
+{
+    PyFunctionObject *fn = (PyFunctionObject *)func;
+    PyCodeObject *co = (PyCodeObject *)fn->func_code;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    TrReplayState st = {.nfwd = 0, .faults = tr_faults_active(), .args = args,
+                        .nargs = nargs};
+    TrValue *vals = NULL, *lp = NULL, res = {NULL, NULL};
+    TrFrame frame;
+    int inited = 0;
+    PyObject *result = NULL;
+    vals = PyMem_Calloc((size_t)(nargs + nkw + 1), sizeof(TrValue));
+    if (vals == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < nargs + nkw; k++)
+        vals[k] = tr_value_new(Py_NewRef(args[k]), NULL);
+    lp = tr_call_bind(fn, vals, nargs + nkw, kwnames);
+    if (lp == NULL)
+        goto done;
+    if (tr_frame_init(&frame, co, func, fn->func_globals, fn->func_builtins, NULL, lp) < 0)
+        goto done;
+    inited = 1;
+    if (Py_EnterRecursiveCall(" in a replayed trace") == 0) {
+        if (replay_frame(t, &frame, &st, budget, max_depth, &res) == 0) {
+            result = res.obj;
+            res.obj = NULL;
+        }
+        Py_LeaveRecursiveCall();
+    }
+done:
+    fwd_forget_all(&st);
+    tr_value_clear(&res);
+    if (inited)
+        tr_frame_clear(&frame);
+    else if (lp != NULL) {
+        for (int k = 0; k < co->co_nlocalsplus; k++)
+            tr_value_clear(&lp[k]);
+    }
+    PyMem_Free(lp);
+    if (vals != NULL) {
+        for (Py_ssize_t k = 0; k < nargs + nkw; k++)
+            tr_value_clear(&vals[k]);
+        PyMem_Free(vals);
+    }
+    return result;
+}

@@ -1,0 +1,222 @@
+/* tr_reuse.h: trace reuse, what turns the reference tracer into a JIT (docs/REUSE.md).
+ *
+ * A traced call of jit(fn) records the path its top-level frame took: one TrStep per
+ * instruction executed, pre-decoded, attribute loads specialised on how they resolved
+ * (TrAttrKind) with the guards that make the specialisation valid (type of the owner,
+ * identity of what the MRO lookup found, instance dict key present or absent, slot set
+ * or unset, __getattr__/__getattribute__ identity, the metaclass's lookup for class
+ * access). A later call whose entry guards pass REPLAYS the steps (tr_replay.c): no
+ * bytecode is decoded, stable values (guarded class attributes) are reused, everything
+ * else (getters, __get__, __getattr__, calls) runs again natively, and every step checks
+ * that the path goes on as recorded (branch taken, exception raised or not, inline
+ * guards); where it does not, the replay leaves the trace (a side exit) and the tracer's
+ * interpreter resumes the same frame at that instruction with the replay's locals and
+ * stack, so nothing that ran runs twice.
+ *
+ * Files: tr_record.c (the recorder hook of tr_eval.c), tr_guard.c (classification and
+ * guards), tr_replay.c (replay and side exits), tr_jitcache.c (the bounded set of traces
+ * per jit object, the policy and the statistics).
+ */
+#ifndef TR_REUSE_H
+#define TR_REUSE_H
+
+#include "tr_run.h"
+
+struct TrFrame;   /* tr_frame.h */
+
+/* How a recorded attribute step is replayed. */
+typedef enum {
+    TR_AK_NONE = 0,
+    TR_AK_NATIVE,          /* PyObject_GetAttr as is (opaque getattro, __getattribute__) */
+    TR_AK_INST_DICT,       /* the instance dict's value, read again */
+    TR_AK_DATA_DESC,       /* type's data descriptor: its __get__ called again */
+    TR_AK_NONDATA_DESC,    /* non-data descriptor, dict key absent: __get__ called again */
+    TR_AK_CLASS_ATTR,      /* plain class attribute, dict key absent: the value reused */
+    TR_AK_GETATTR,         /* nothing found: __getattr__ called again */
+    TR_AK_METHOD,          /* LOAD_METHOD of a plain function: (function, self) pushed */
+    TR_AK_META_DATA,       /* class access: metatype data descriptor's __get__ */
+    TR_AK_TYPE_DESC,       /* class access: descriptor in the class's MRO, __get__(None, C) */
+    TR_AK_TYPE_STABLE,     /* class access: plain value in the class's MRO, reused */
+    TR_AK_META_NONDATA,    /* class access: metatype non-data descriptor's __get__ */
+    TR_AK_META_STABLE,     /* class access: plain value on the metatype, reused */
+} TrAttrKind;
+
+/* Guard kinds: what a failing guard was about (statistics, retrace reasons). */
+#define TR_GUARD_LIST(X) \
+    X(INPUT_TYPE, "input_type")        /* type of an argument */ \
+    X(TYPE, "type")                    /* type of an attribute's owner (__class__) */ \
+    X(CLASS_ATTR, "class_attr")        /* identity of what the MRO lookup finds */ \
+    X(META_ATTR, "meta_attr")          /* the same on the metatype (class access) */ \
+    X(DICT_KEY, "dict_key")            /* instance dict key present / absent */ \
+    X(SLOT, "slot")                    /* __slots__ member set / unset */ \
+    X(HOOK, "getattr_hook")            /* tp_getattro, __getattr__, __getattribute__ */ \
+    X(DESCR_TYPE, "descr_type")        /* the descriptor's type still data / non-data */ \
+    X(CLASS_IDENTITY, "class_identity") /* class access on the same class object */
+
+typedef enum {
+#define TR_GUARD_ENUM(id, name) TR_GUARD_##id,
+    TR_GUARD_LIST(TR_GUARD_ENUM)
+#undef TR_GUARD_ENUM
+    TR_GUARD__COUNT
+} TrGuardKind;
+
+/* One recorded instruction of the top-level frame. Objects are strong references
+ * owned by the trace (a guard keeps alive what it compares, so a freed object whose
+ * address is reused can never pass it); never the call's arguments or results, except
+ * `result` under the fault skip_getter_on_replay, which is that bug. */
+typedef struct {
+    int offset;                  /* code unit of the instruction (after EXTENDED_ARG) */
+    unsigned char op;
+    int oparg;
+    /* attribute steps (LOAD_ATTR, LOAD_METHOD) */
+    TrAttrKind kind;
+    int input;                   /* owner was INPUT[input] (positional), else -1 */
+    PyObject *name;              /* borrowed from co_names (the code is kept alive) */
+    PyTypeObject *type;          /* type(owner) */
+    getattrofunc getattro;       /* type(owner)->tp_getattro when recorded */
+    PyObject *cls;               /* class access: the class itself */
+    PyObject *descr;             /* lookup(type, name), or NULL when absent */
+    descrgetfunc dget;           /* type(descr)->tp_descr_get when recorded */
+    descrsetfunc dset;           /* type(descr)->tp_descr_set when recorded */
+    PyObject *meta_descr;        /* class access: lookup(metatype, name) */
+    PyObject *hook;              /* lookup(type, "__getattr__") or NULL */
+    int dict_has;                /* -1 no dict, 0 key absent, 1 key present */
+    int slot_set;                /* -1 not a slot, 0 unset, 1 set */
+    PyObject *result;            /* fault skip_getter_on_replay only */
+} TrStep;
+
+/* Why a trace cannot be reused (statistics). */
+#define TR_UNREUSABLE_LIST(X) \
+    X(NOT_FUNCTION, "not_function")    /* fn is not a plain Python function */ \
+    X(CODE_FLAGS, "code_flags")        /* generator, coroutine, closure cells */ \
+    X(OPCODE, "opcode")                /* an instruction the replayer does not execute */ \
+    X(FRAME_CALL, "frame_call")        /* locals(), super(), eval() ... need the frame */ \
+    X(TOO_LONG, "too_long")            /* more steps than TR_TRACE_MAX_STEPS */ \
+    X(FAILED, "failed")                /* the traced call raised the tracer's own error */
+
+typedef enum {
+#define TR_UR_ENUM(id, name) TR_UR_##id,
+    TR_UNREUSABLE_LIST(TR_UR_ENUM)
+#undef TR_UR_ENUM
+    TR_UR__COUNT
+} TrUnreusable;
+
+#define TR_TRACE_MAX_STEPS 200000
+
+/* A recorded trace: the path of one call of one function. */
+typedef struct TrRecTrace {
+    PyObject *func;              /* strong: the function traced */
+    PyObject *code;              /* strong: its code object (names are borrowed from it) */
+    Py_ssize_t nargs;            /* positional arguments of the traced call */
+    PyTypeObject **arg_types;    /* strong: type of each positional argument */
+    int has_kwargs;              /* keyword arguments: never replayed (not recorded) */
+    TrStep *steps;
+    Py_ssize_t nsteps, cap;
+    int unreusable;              /* -1 reusable, else a TrUnreusable */
+    int precheck_end;            /* steps before the first store: checked at entry */
+    int refs;                    /* the cache's 1 + replays running it (a replayed call
+                                    may retrace the same jit and evict it) */
+    int stale;                   /* -1, or the guard kind that failed inline in a replay:
+                                    the trace is no longer chosen (the next call retraces
+                                    instead of leaving the trace at the same guard again) */
+} TrRecTrace;
+
+/* The recorder lives in TrRun.rec while a call of jit(fn) is traced. */
+struct TrRecorder {
+    TrRecTrace *trace;
+    PyObject *const *args;       /* borrowed: the call's positional arguments */
+    Py_ssize_t nargs;
+    int last;                    /* index of the last step, -1 before the first */
+};
+
+/* ---- tr_record.c ---- */
+/* A new trace for a call of fn with these arguments (types kept), or NULL with
+ * MemoryError. */
+TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t nargs,
+                            int has_kwargs);
+void tr_rectrace_free(TrRecTrace *t);                  /* NULL-safe */
+int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg);
+/* The hook of tr_eval.c: called before each instruction of the top-level frame. */
+void tr_record_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg);
+/* The hook of tr_call.c: any call of the traced call (callees included). A call that
+ * walks up the stack (sys._getframe, warnings.warn) makes the trace unreusable: in a
+ * replay its callers are native and the top-level frame is the replayer's. */
+void tr_record_call(TrRun *run, PyObject *callable);
+/* 1 when the replayer executes op. */
+int tr_replay_supports(int op);
+/* 1 when callable needs the caller's frame (locals(), super() ...) with nargs args. */
+int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs);
+
+/* ---- tr_guard.c ---- */
+/* Fills step's guards and kind for an attribute load of name on owner (LOAD_ATTR, or
+ * LOAD_METHOD when method is 1). 0, or -1 with an exception set. */
+int tr_guard_record(TrStep *step, PyObject *owner, PyObject *name, int method,
+                    unsigned faults);
+/* Checks step's guards against owner now: -1 when they pass, else the TrGuardKind of
+ * the first that fails. Never sets an exception. */
+int tr_guard_check(const TrStep *step, PyObject *owner, unsigned faults);
+void tr_step_clear(TrStep *step);
+
+/* ---- tr_replay.c ---- */
+/* Replays t for a call with these arguments. Returns a new reference (the call's
+ * result) or NULL with the program's exception set, as the call would. */
+PyObject *tr_replay(TrRecTrace *t, PyObject *func, PyObject *const *args, size_t nargsf,
+                    PyObject *kwnames, int64_t budget, int max_depth);
+
+/* ---- tr_jitcache.c: the bounded set of traces of one jit object ---- */
+#define TR_JIT_MAX_TRACES 4
+typedef struct TrJitCache {
+    TrRecTrace *traces[TR_JIT_MAX_TRACES];   /* oldest first */
+    int n;
+} TrJitCache;
+
+/* A call of jit(fn): when a trace's entry guards pass, replays it and returns 1 with
+ * *result (a new reference, or NULL with the program's exception); else returns 0 and
+ * the caller traces (the retrace and its reason are counted). */
+int tr_jit_try_replay(TrJitCache *c, PyObject *fn, PyObject *const *args, size_t nargsf,
+                      PyObject *kwnames, int64_t budget, int max_depth, PyObject **result);
+/* A recorder for a traced call of fn, or NULL when fn's calls are never replayed (the
+ * reason is counted). Never sets an exception. */
+struct TrRecorder *tr_jit_record_begin(PyObject *fn, PyObject *const *args, size_t nargsf,
+                                       PyObject *kwnames);
+/* Ends the recording: ok when the call did not fail with the tracer's own error. The
+ * trace is kept in c when it is reusable. Keeps any exception set. */
+void tr_jit_record_end(TrJitCache *c, struct TrRecorder *rec, int ok);
+void tr_jitcache_clear(TrJitCache *c);
+int tr_jitcache_traverse(TrJitCache *c, visitproc visit, void *arg);
+
+/* Statistics since the module started (tfjit.stats()). */
+typedef enum {
+    TR_STAT_TRACES,          /* traces recorded */
+    TR_STAT_REPLAYS,         /* calls answered by a replay */
+    TR_STAT_REPLAYS_DONE,    /* replays that reached the end of the trace */
+    TR_STAT_SIDE_EXITS,      /* replays that left the trace */
+    TR_STAT_RETRACES,        /* calls traced again although traces existed */
+    TR_STAT_EVICTIONS,       /* traces dropped beyond TR_JIT_MAX_TRACES */
+    TR_STAT__COUNT
+} TrStat;
+
+/* Side exit reasons. */
+#define TR_EXIT_LIST(X) \
+    X(BRANCH, "branch")            /* a branch or a loop went the other way */ \
+    X(EXCEPTION, "exception")      /* an exception where the trace had none, or none */ \
+    X(GUARD, "guard")              /* an inline guard failed */ \
+    X(FRAME_CALL, "frame_call")    /* a call that needs the frame */ \
+    X(OTHER, "other")              /* unbound local, end of the recorded path ... */
+
+typedef enum {
+#define TR_EXIT_ENUM(id, name) TR_EXIT_##id,
+    TR_EXIT_LIST(TR_EXIT_ENUM)
+#undef TR_EXIT_ENUM
+    TR_EXIT__COUNT
+} TrExitReason;
+
+void tr_stat_add(TrStat s);
+void tr_stat_retrace(int guard_kind);          /* a TrGuardKind */
+void tr_stat_unreusable(int reason);           /* a TrUnreusable */
+void tr_stat_side_exit(TrExitReason why, int guard_kind);   /* guard_kind -1 if none */
+PyObject *tr_stats_dict(void);                 /* new reference */
+void tr_stats_reset(void);
+const char *tr_guard_kind_name(int kind);
+
+#endif
