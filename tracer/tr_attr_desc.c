@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "tr_attr_int.h"
+#include "tr_faults.h"
+#include <structmember.h>   /* T_OBJECT, T_OBJECT_EX */
 
 TrSlotFuncs tr_slot_funcs;
 static PyObject *probe_globals;   /* keeps the probe classes alive for the process */
@@ -246,15 +248,21 @@ static int classmethod_get(TrRun *run, PyObject *descr, TrValue obj, PyObject *t
     }
     if (type == NULL)
         type = (PyObject *)Py_TYPE(obj.obj);
+    /* Fault classmethod_binds_instance: on instance access the method is bound to
+     * the instance, as if the classmethod were a plain function. */
+    PyObject *bind_to = type;
+    if (TR_FAULT_ON(run, TR_FAULT_CLASSMETHOD_BINDS_INSTANCE) && obj.obj != NULL &&
+        obj.obj != Py_None)
+        bind_to = obj.obj;
     if (Py_TYPE(callable)->tp_descr_get != NULL) {
         const char *inner;
-        TrValue cls = tr_value_new(type, NULL);   /* borrowed for the call */
+        TrValue cls = tr_value_new(bind_to, NULL);   /* borrowed for the call */
         rc = tr_descr_get(run, callable, cls, type, site, name, out, &inner);
         if (rc == 0 && strcmp(inner, "method") != 0)
             *detail = "classmethod.chained";
         goto done;
     }
-    out->obj = PyMethod_New(callable, type);
+    out->obj = PyMethod_New(callable, bind_to);
     rc = out->obj ? 0 : -1;
 done:
     Py_DECREF(callable);
@@ -284,7 +292,7 @@ int tr_descr_get(TrRun *run, PyObject *descr, TrValue obj, PyObject *type,
     else if (f == PyStaticMethod_Type.tp_descr_get)
         *detail = "staticmethod";
     else if (f == PyMemberDescr_Type.tp_descr_get)
-        *detail = "slot";
+        *detail = tr_member_holds_object(descr) ? "slot" : "member";
     else if (f == PyGetSetDescr_Type.tp_descr_get)
         *detail = "getset";
     else if (f == PyMethodDescr_Type.tp_descr_get || f == PyClassMethodDescr_Type.tp_descr_get ||
@@ -296,7 +304,55 @@ int tr_descr_get(TrRun *run, PyObject *descr, TrValue obj, PyObject *type,
         tr_attr_note_escape(run);
     }
     out->obj = f(descr, obj.obj, type);
+    /* Fault unset_slot_is_none: an empty __slots__ member reads as None (the NULL
+     * in the object's storage taken for "no value", T_OBJECT's rule, instead of
+     * T_OBJECT_EX's AttributeError). */
+    if (out->obj == NULL && TR_FAULT_ON(run, TR_FAULT_UNSET_SLOT_IS_NONE) &&
+        f == PyMemberDescr_Type.tp_descr_get && obj.obj != NULL && obj.obj != Py_None &&
+        ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX &&
+        PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        out->obj = Py_NewRef(Py_None);
+        *detail = "slot.unset";   /* not cached: the bug stays quiet, no assertion */
+    }
     return out->obj ? 0 : -1;
+}
+
+int tr_member_holds_object(PyObject *descr)
+{
+    if (!Py_IS_TYPE(descr, &PyMemberDescr_Type))
+        return 0;
+    int t = ((PyMemberDescrObject *)descr)->d_member->type;
+    return t == T_OBJECT || t == T_OBJECT_EX;
+}
+
+int tr_is_cached_property(PyObject *descr)
+{
+    PyTypeObject *dt = Py_TYPE(descr);
+    return dt->tp_descr_get == tr_slot_funcs.descr_get &&
+           strcmp(_PyType_Name(dt), "cached_property") == 0;
+}
+
+int tr_cached_property_rerun(TrRun *run, PyObject *descr, TrValue obj, PyObject *name,
+                             TrValue *out, const char **detail)
+{
+    /* The wrapped function is cached_property's instance attribute "func", read
+     * from its __dict__ so no user code runs. */
+    PyObject **dp = _PyObject_GetDictPtr(descr);
+    PyObject *func = dp != NULL && *dp != NULL ? PyDict_GetItemString(*dp, "func") : NULL;
+    if (func == NULL || !PyCallable_Check(func))
+        return 1;
+    Py_INCREF(func);
+    TrValue callee = {0};
+    int rc = -1;
+    *detail = "cached_property";
+    if (callee_value(func, obj.prov, name, TR_RES_NONDATA_DESC, "cached_property", &callee) < 0)
+        goto done;
+    rc = tr_call(run, callee, &obj, 1, NULL, out);
+done:
+    tr_value_clear(&callee);
+    Py_DECREF(func);
+    return rc;
 }
 
 /* property_descr_set: fset(obj, value) / fdel(obj) interpreted; a missing one

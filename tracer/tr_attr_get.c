@@ -71,7 +71,9 @@ static int generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
         if (f != NULL && PyDescr_IsData(descr) &&
             !TR_FAULT_ON(run, TR_FAULT_DICT_BEFORE_DATA_DESC)) {
             rc = tr_descr_get(run, descr, obj, (PyObject *)tp, obj.prov, name, out, detail);
-            *how = Py_IS_TYPE(descr, &PyMemberDescr_Type) ? TR_RES_SLOT : TR_RES_DATA_DESC;
+            /* Only a member holding an object is a slot (a stored value); T_DOUBLE
+             * and friends are computed like getsets. */
+            *how = tr_member_holds_object(descr) ? TR_RES_SLOT : TR_RES_DATA_DESC;
             goto done;
         }
     }
@@ -80,6 +82,17 @@ static int generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     if (dictptr != NULL && *dictptr != NULL) {
         dict = Py_NewRef(*dictptr);
         PyObject *v = PyDict_GetItemWithError(dict, name);   /* borrowed */
+        /* Fault cached_property_recomputed: a cached_property on the type runs its
+         * function again, as if it were a property; the dict entry is ignored. */
+        if (v != NULL && f != NULL && TR_FAULT_ON(run, TR_FAULT_CACHED_PROPERTY_RECOMPUTED) &&
+            tr_is_cached_property(descr)) {
+            rc = tr_cached_property_rerun(run, descr, obj, name, out, detail);
+            if (rc <= 0) {
+                *how = TR_RES_NONDATA_DESC;
+                goto done;
+            }
+            rc = -1;
+        }
         if (v != NULL) {
             out->obj = Py_NewRef(v);
             *how = TR_RES_INST_DICT;
@@ -124,10 +137,16 @@ static int type_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
 
     if (type->tp_dict == NULL && PyType_Ready(type) < 0)
         return -1;
+    int meta_lost = 0;
     meta_attr = Py_XNewRef(_PyType_Lookup(meta, name));
     if (meta_attr != NULL) {
         meta_get = Py_TYPE(meta_attr)->tp_descr_get;
-        if (meta_get != NULL && PyDescr_IsData(meta_attr)) {
+        /* Fault meta_data_desc_loses: the class's own MRO entry wins over the
+         * metatype's data descriptor. */
+        meta_lost = meta_get != NULL && PyDescr_IsData(meta_attr) &&
+                    TR_FAULT_ON(run, TR_FAULT_META_DATA_DESC_LOSES) &&
+                    _PyType_Lookup(type, name) != NULL;
+        if (meta_get != NULL && PyDescr_IsData(meta_attr) && !meta_lost) {
             *how = TR_RES_META_DATA_DESC;
             rc = tr_descr_get(run, meta_attr, obj, (PyObject *)meta, obj.prov, name, out, detail);
             goto done;
@@ -139,6 +158,8 @@ static int type_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
         /* CPython passes obj NULL: property gives itself, function itself, a
          * Python __get__ receives None. */
         rc = tr_descr_get(run, attr, none, (PyObject *)type, obj.prov, name, out, detail);
+        if (meta_lost)
+            *detail = "meta_shadowed";   /* not cached: the bug stays quiet */
         goto done;
     }
     if (meta_get != NULL) {
@@ -169,7 +190,7 @@ static const char *super_detail(const char *d)
         {"classmethod", "super.classmethod"}, {"staticmethod", "super.staticmethod"},
         {"property.fget", "super.property.fget"}, {"property", "super.property"},
         {"__get__", "super.__get__"}, {"cached_property", "super.cached_property"},
-        {"slot", "super.slot"}, {"getset", "super.getset"}, {"c_method", "super.c_method"},
+        {"slot", "super.slot"}, {"member", "super.member"}, {"getset", "super.getset"}, {"c_method", "super.c_method"},
         {"class_attr", "super.class_attr"}, {"partialmethod", "super.partialmethod"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
@@ -277,7 +298,11 @@ static int hook_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     TrValue namev = tr_value_new(name, NULL);   /* borrowed for the calls */
     int rc;
 
-    if (getattribute == NULL || is_wrapper_of(getattribute, (void *)PyObject_GenericGetAttr))
+    /* Fault getattribute_ignored: a Python-level __getattribute__ is skipped, the
+     * generic algorithm used instead (a C one inherited is still honoured). */
+    if (getattribute == NULL || is_wrapper_of(getattribute, (void *)PyObject_GenericGetAttr) ||
+        (TR_FAULT_ON(run, TR_FAULT_GETATTRIBUTE_IGNORED) &&
+         !Py_IS_TYPE(getattribute, &PyWrapperDescr_Type)))
         rc = generic_get(run, obj, name, out, how, detail);
     else if (is_wrapper_of(getattribute, (void *)PyType_Type.tp_getattro))
         rc = type_get(run, obj, name, out, how, detail);

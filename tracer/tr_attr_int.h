@@ -50,6 +50,19 @@ TrProv *tr_attr_prov(TrProv *base, PyObject *name, TrResolution how, const char 
 int tr_descr_get(TrRun *run, PyObject *descr, TrValue obj, PyObject *type,
                  TrProv *site, PyObject *name, TrValue *out, const char **detail);
 
+/* Whether descr is a member descriptor holding a stored object (T_OBJECT or
+ * T_OBJECT_EX: what __slots__ make). Other members (T_DOUBLE, T_INT, ...) build a
+ * new object on every read, like getsets: computed, never cached. */
+int tr_member_holds_object(PyObject *descr);
+
+/* Fault cached_property_recomputed (tr_attr_get.c): whether descr is a
+ * functools.cached_property, and running its function on obj, interpreted, as a
+ * property would (the instance dict entry it wrote is ignored). 0 with *out, -1
+ * with an exception, 1 (nothing done) when descr has no callable "func". */
+int tr_is_cached_property(PyObject *descr);
+int tr_cached_property_rerun(TrRun *run, PyObject *descr, TrValue obj, PyObject *name,
+                             TrValue *out, const char **detail);
+
 /* descr.__set__(obj, value) or, value NULL, descr.__delete__(obj), as the
  * tp_descr_set slot would run it (property fset/fdel and Python-level __set__ /
  * __delete__ interpreted; member descriptors, getsets called directly).

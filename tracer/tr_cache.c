@@ -41,7 +41,9 @@
  * compared with the remembered object (tr_cache_reconcile). The fault
  * stale_class_attr serves class attributes without guard or assertion, lets a
  * class store forget only the class's own entries, and remembers class attributes
- * across traced calls (the stale memo at the end of this file). Under either fault
+ * across traced calls (the stale memo at the end of this file). The fault
+ * stale_dict_write lets dict writes forget nothing and serves instance dict entries
+ * without the dict-version guard or the assertion. Under these three faults
  * entries are STRONG (object, value, type, dict), like the memo of the JIT they
  * model: a stale value can only be served, or named in a message, if it is alive.
  * Strong entries live for one TrRun at most; releasing them can run finalisers, so
@@ -183,7 +185,10 @@ void tr_attr_note_escape(TrRun *run)
 
 void tr_attr_note_dict_write(TrRun *run, PyObject *d)
 {
-    if (run == NULL || run->cache == NULL || fault_on(run))
+    /* Fault stale_dict_write: a write into a dict (an instance __dict__ reached
+     * through obj.__dict__ or vars(obj)) forgets nothing. */
+    if (run == NULL || run->cache == NULL || fault_on(run) ||
+        TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE))
         return;
     TrCache *c = run->cache;
     /* Address comparisons only: a stale entry matching a reused address is simply
@@ -259,7 +264,8 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
     e.detail = detail;
     e.type = Py_TYPE(obj);
     /* The faults model a JIT whose memo owns what it remembered. */
-    e.strong = fault_on(run) || TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR);
+    e.strong = fault_on(run) || TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) ||
+               TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE);
     if (!fault_on(run)) {
         /* Without a valid version tag no guard can be checked: do not cache. */
         if (!version_of(e.type, &e.type_version))
@@ -424,7 +430,7 @@ static PyObject *re_resolve(const CacheEntry *e, PyObject *obj, int *err)
         return e->how == TR_RES_CLASS_ATTR ? Py_XNewRef(descr) : NULL;
     }
     case TR_RES_SLOT:
-        if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type))
+        if (descr == NULL || !tr_member_holds_object(descr))
             return NULL;
         r = Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)tp);
         if (r == NULL)
@@ -458,6 +464,20 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
         *out = tr_value_new(Py_NewRef(e->value), e->prov);
         tr_prov_incref(e->prov);
         return 1;
+    }
+    /* Fault stale_dict_write: an instance dict entry is served while the object
+     * keeps its type and dict, whatever was written into the dict since, without
+     * the assertion (the dict version is the guard this JIT forgot). Strong entry:
+     * the value is alive. */
+    if (TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE) && e->strong && e->how == TR_RES_INST_DICT &&
+        same_object(e, obj.obj, obj.prov) && Py_TYPE(obj.obj) == e->type &&
+        instance_dict(obj.obj) == e->dict) {
+        unsigned int v;
+        if (version_of(e->type, &v) && v == e->type_version) {
+            *out = tr_value_new(Py_NewRef(e->value), e->prov);
+            tr_prov_incref(e->prov);
+            return 1;
+        }
     }
     if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
         !guard_holds(e, obj.obj)) {

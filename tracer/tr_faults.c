@@ -46,7 +46,7 @@ static int fault_by_name(const char *s, size_t len)
 /* Sets ValueError naming the unknown fault and listing the known ones. */
 static void unknown_fault(const char *s, size_t len)
 {
-    char known[256] = "";
+    char known[512] = "";
     for (int f = 0; f < TR_FAULT__COUNT; f++) {
         if (f > 0)
             strncat(known, ", ", sizeof known - strlen(known) - 1);

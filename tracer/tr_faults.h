@@ -12,7 +12,13 @@
     X(STALE_GUARD_CLASS_ATTR, "stale_guard_class_attr") \
     X(SKIP_GETTER_ON_REPLAY, "skip_getter_on_replay") \
     X(NO_INVALIDATE_ON_STORE, "no_invalidate_on_store") \
-    X(DICT_SHADOW_UNGUARDED, "dict_shadow_unguarded")
+    X(DICT_SHADOW_UNGUARDED, "dict_shadow_unguarded") \
+    X(CLASSMETHOD_BINDS_INSTANCE, "classmethod_binds_instance") \
+    X(CACHED_PROPERTY_RECOMPUTED, "cached_property_recomputed") \
+    X(UNSET_SLOT_IS_NONE, "unset_slot_is_none") \
+    X(GETATTRIBUTE_IGNORED, "getattribute_ignored") \
+    X(META_DATA_DESC_LOSES, "meta_data_desc_loses") \
+    X(STALE_DICT_WRITE, "stale_dict_write")
 
 typedef enum {
 #define TR_FAULT_ENUM(id, name) TR_FAULT_##id,

@@ -4,6 +4,7 @@
  *                                  interpret fn's bytecode on each call
  *   tfjit.last_trace() -> str      the operations of the last traced call, one a line
  *   tfjit.set_faults(csv), tfjit.faults() -> list    injected faults (docs/FAULTS.md)
+ *   tfjit.known_faults() -> list                     every fault set_faults accepts
  *   tfjit.supported_opcodes() -> list, tfjit.excluded_opcodes() -> {name: reason},
  *   tfjit.opcode_counts() -> {name: executions since start},
  *   tfjit.opcode_table() -> {name: (number, inline cache entries)}
@@ -359,6 +360,20 @@ static PyObject *mod_faults(PyObject *mod, PyObject *unused)
     return l;
 }
 
+/* Every fault the tracer knows, in TR_FAULT_LIST order (bench/faultzoo.py asks). */
+static PyObject *mod_known_faults(PyObject *mod, PyObject *unused)
+{
+    PyObject *l = PyList_New(TR_FAULT__COUNT);
+    for (int f = 0; l != NULL && f < TR_FAULT__COUNT; f++) {
+        PyObject *s = PyUnicode_FromString(tr_fault_name((TrFault)f));
+        if (s == NULL)
+            Py_CLEAR(l);
+        else
+            PyList_SET_ITEM(l, f, s);
+    }
+    return l;
+}
+
 static PyObject *mod_supported_opcodes(PyObject *mod, PyObject *unused)
 {
     PyObject *l = PyList_New(0);
@@ -442,6 +457,8 @@ static PyMethodDef tr_methods[] = {
     {"set_faults", mod_set_faults, METH_O,
      "set_faults(csv): enable the named injected faults (\"\" or None: none)"},
     {"faults", mod_faults, METH_NOARGS, "faults() -> list of the enabled faults"},
+    {"known_faults", mod_known_faults, METH_NOARGS,
+     "known_faults() -> list of every fault set_faults accepts"},
     {"supported_opcodes", mod_supported_opcodes, METH_NOARGS,
      "supported_opcodes() -> list of the opcode names the tracer interprets"},
     {"excluded_opcodes", mod_excluded_opcodes, METH_NOARGS,

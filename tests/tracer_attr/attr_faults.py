@@ -58,6 +58,88 @@ def make(): return (C(),)
 def program(c): return c.k, type(c).k
 def between(c): C.k = "rebound between calls"
 """],
+    "classmethod_binds_instance": """
+class C:
+    @classmethod
+    def who(cls):
+        LOG.append(("who", cls.__name__))
+        return cls
+LOG = []
+def make(): return (C(),)
+def program(c): return c.who(), c.who is not None
+""",
+    "cached_property_recomputed": """
+import functools
+class C:
+    @functools.cached_property
+    def p(self):
+        LOG.append("computed")
+        return [len(LOG)]
+LOG = []
+def make(): return (C(),)
+def program(c):
+    a = c.p
+    return a, c.p, a is c.p
+""",
+    "unset_slot_is_none": ["""
+class C:
+    __slots__ = ("s", "t")
+def make():
+    c = C()
+    c.t = 1
+    return (c,)
+def program(c): return hasattr(c, "s"), getattr(c, "s", "default"), c.t
+""", """
+class C:
+    __slots__ = ("s",)
+def make(): return (C(),)
+def program(c):
+    try:
+        return c.s
+    except AttributeError as e:
+        return "AttributeError"
+"""],
+    "getattribute_ignored": """
+class C:
+    def __init__(self): self.x = 1
+    def __getattribute__(self, name):
+        LOG.append(("getattribute", name))
+        if name == "x":
+            return "from __getattribute__"
+        return object.__getattribute__(self, name)
+LOG = []
+def make(): return (C(),)
+def program(c): return c.x
+""",
+    "meta_data_desc_loses": """
+class Meta(type):
+    @property
+    def k(cls):
+        LOG.append("meta property")
+        return "from the metaclass"
+class C(metaclass=Meta):
+    k = "from the class dict"
+LOG = []
+def make(): return (C(),)
+def program(c): return type(c).k, C.k
+""",
+    "stale_dict_write": ["""
+class C:
+    def __init__(self): self.x = "old"
+def make(): return (C(),)
+def program(c):
+    a = c.x
+    c.__dict__["x"] = "written through __dict__"
+    return a, c.x
+""", """
+class C:
+    def __init__(self): self.x = "old"
+def make(): return (C(),)
+def program(c):
+    a = c.x
+    vars(c)["x"] = "written through vars()"
+    return a, c.x
+"""],
 }
 
 
