@@ -199,6 +199,8 @@ void tr_attr_note_dict_write(TrRun *run, PyObject *d)
     }
 }
 
+static void dict_memo_forget(PyObject *obj, PyObject *name, int all_of_obj);
+
 void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
 {
     if (run == NULL || run->cache == NULL)
@@ -208,6 +210,9 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
      * __dict__ stores change everything about obj. */
     int all_of_obj = PyUnicode_Check(name) && (PyUnicode_Compare(name, tr_names.class_) == 0 ||
                                                PyUnicode_Compare(name, tr_names.dict) == 0);
+    /* Fault stale_dict_write: the protocol's own stores do reach its memo. */
+    if (TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE))
+        dict_memo_forget(obj, name, all_of_obj);
     /* Fault stale_class_attr: a class store only forgets the class's own entries. */
     if (PyType_Check(obj) && !TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR)) {
         cache_clear(c);
@@ -577,8 +582,17 @@ static int stale_find(PyObject *cls, PyObject *name, int on_class)
     return -1;
 }
 
+static int dict_memo_serve(TrValue obj, PyObject *name, TrValue *out);
+static int dict_memo_remember(PyObject *obj, PyObject *name, const TrValue *value,
+                              TrResolution how, const char *detail);
+
 int tr_cache_stale_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
+    if (TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE)) {
+        int hit = dict_memo_serve(obj, name, out);
+        if (hit != 0)
+            return hit;
+    }
     if (!TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR))
         return 0;
     int on_class;
@@ -597,6 +611,9 @@ int tr_cache_stale_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
                             TrResolution how, const char *detail)
 {
+    if (TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE) &&
+        dict_memo_remember(obj, name, value, how, detail) < 0)
+        return -1;
     if (!TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR))
         return 0;
     if ((how != TR_RES_CLASS_ATTR && how != TR_RES_TYPE_DICT) || strcmp(detail, "class_attr") != 0)
@@ -609,5 +626,100 @@ int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrV
         stale_clear();
     StaleEntry e = {Py_NewRef(cls), Py_NewRef(name), Py_NewRef(value->obj), on_class};
     stale_memo[stale_len++] = e;
+    return 0;
+}
+
+/* ---- Fault stale_dict_write across calls ---------------------------------------
+ * A JIT that remembers "obj.name is v" per object and forgets it only on its own
+ * write barrier (stores and deletes through the attribute protocol), never on a
+ * write into the instance dict as a dict: not in traced code (tr_attr_note_dict_write
+ * does nothing under the fault) and not in untraced code between calls (it has no
+ * dict guard). The memo keeps, per (object, name), the last instance-dict value or
+ * plain class attribute read, for the whole process, and serves it before resolving
+ * while the object has the same type (version) and the same dict object: after
+ * obj.__dict__[name] = v, or a shadowing entry written that way, the old value comes
+ * back. Bounded: a full memo starts over. Only consulted while the fault is on;
+ * entries are strong (a stale value must be alive to be served). */
+#define DICT_MEMO_MAX 64
+
+typedef struct {
+    PyObject *obj;          /* strong */
+    PyObject *name;         /* strong */
+    PyObject *value;        /* strong */
+    PyObject *type;         /* strong: type(obj) at the read */
+    unsigned int type_version;
+    PyObject *dict;         /* compared only: obj's dict at the read (obj keeps it) */
+    TrResolution how;       /* TR_RES_INST_DICT or TR_RES_CLASS_ATTR */
+} DictMemoEntry;
+
+static DictMemoEntry dict_memo[DICT_MEMO_MAX];
+static int dict_memo_len;
+
+/* Unlinks entry i, then releases it (finalisers may re-enter the memo). */
+static void dict_memo_remove(int i)
+{
+    DictMemoEntry e = dict_memo[i];
+    dict_memo[i] = dict_memo[--dict_memo_len];
+    Py_DECREF(e.obj);
+    Py_DECREF(e.name);
+    Py_DECREF(e.value);
+    Py_DECREF(e.type);
+}
+
+static int dict_memo_find(PyObject *obj, PyObject *name)
+{
+    for (int i = 0; i < dict_memo_len; i++) {
+        if (dict_memo[i].obj == obj && same_name(dict_memo[i].name, name))
+            return i;
+    }
+    return -1;
+}
+
+static void dict_memo_forget(PyObject *obj, PyObject *name, int all_of_obj)
+{
+    for (int i = dict_memo_len - 1; i >= 0; i--) {
+        if (i < dict_memo_len && dict_memo[i].obj == obj &&
+            (all_of_obj || same_name(dict_memo[i].name, name)))
+            dict_memo_remove(i);
+    }
+}
+
+static int dict_memo_serve(TrValue obj, PyObject *name, TrValue *out)
+{
+    int i = dict_memo_find(obj.obj, name);
+    if (i < 0)
+        return 0;
+    DictMemoEntry *e = &dict_memo[i];
+    unsigned int v;
+    /* The guards this JIT does have: the type and its version, the dict object. */
+    if ((PyObject *)Py_TYPE(obj.obj) != e->type || !version_of(Py_TYPE(obj.obj), &v) ||
+        v != e->type_version || instance_dict(obj.obj) != e->dict) {
+        dict_memo_remove(i);
+        return 0;
+    }
+    TrProv *p = tr_attr_prov(obj.prov, name, e->how,
+                             e->how == TR_RES_INST_DICT ? "inst_dict" : "class_attr", NULL);
+    if (p == NULL)
+        return -1;
+    *out = tr_value_new(Py_NewRef(e->value), p);
+    return 1;
+}
+
+static int dict_memo_remember(PyObject *obj, PyObject *name, const TrValue *value,
+                              TrResolution how, const char *detail)
+{
+    unsigned int v;
+    if (!((how == TR_RES_INST_DICT && strcmp(detail, "inst_dict") == 0) ||
+          (how == TR_RES_CLASS_ATTR && strcmp(detail, "class_attr") == 0)) ||
+        PyType_Check(obj) || value->obj == NULL || !version_of(Py_TYPE(obj), &v))
+        return 0;
+    DictMemoEntry e = {Py_NewRef(obj), Py_NewRef(name), Py_NewRef(value->obj),
+                       Py_NewRef((PyObject *)Py_TYPE(obj)), v, instance_dict(obj), how};
+    int i = dict_memo_find(obj, name);
+    if (i >= 0)
+        dict_memo_remove(i);
+    while (dict_memo_len >= DICT_MEMO_MAX)
+        dict_memo_remove(dict_memo_len - 1);
+    dict_memo[dict_memo_len++] = e;
     return 0;
 }

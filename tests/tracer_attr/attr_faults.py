@@ -139,6 +139,12 @@ def program(c):
     a = c.x
     vars(c)["x"] = "written through vars()"
     return a, c.x
+""", """
+class C:
+    k = "class"
+def make(): return (C(),)
+def program(c): return c.k
+def between(c): c.__dict__["k"] = "shadow written between calls"
 """],
 }
 
