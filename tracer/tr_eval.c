@@ -458,7 +458,9 @@ int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
         PyErr_Format(tr_LimitExceeded, "traced call depth exceeded %d", run->max_depth);
         return -1;
     }
-    if (tr_stack_check() < 0 || Py_EnterRecursiveCall(" in traced code"))
+    /* CPython 3.11 enters a Python frame with an empty suffix: "maximum recursion
+     * depth exceeded", the message the traced program must see too. */
+    if (tr_stack_check() < 0 || Py_EnterRecursiveCall(""))
         return -1;
     f->prev = current_frame;
     current_frame = f;
