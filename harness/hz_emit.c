@@ -482,7 +482,8 @@ hz_emit(const HzProgram *p, const HzEmitOptions *opts)
     emit_make(e);
     emit_between(e);
     emit_program(e);
-    emit_main(e);
+    if (opts == NULL || !opts->no_main)
+        emit_main(e);
     char *src = hz_sbuf_take(&e->sb);
     free(e);
     return src;

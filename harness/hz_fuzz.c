@@ -13,6 +13,9 @@
  *   TRACEFUZZ_QUIET=1       no note per NONDETERMINISTIC input
  *   TRACEFUZZ_BYTE_MUTATOR=1  libFuzzer's byte-level mutation only (to measure
  *                           what the structure-aware mutator is worth)
+ *   TRACEFUZZ_SIZE_BUDGET=N the structure-aware edits produce at most N bytes
+ *                           (smaller programs, more inputs per second; default
+ *                           128, 0 for no cap)
  *
  * A finding (any verdict but OK, UNSUPPORTED unless strict, INVALID and
  * NONDETERMINISTIC) prints the report and the program to stderr and aborts, so the
@@ -54,6 +57,14 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute
 static HzTarget target;
 static HzProtocol *proto;
 static bool strict, quiet, python_cov, bytes_only;
+/* The default cap on what the structure-aware edits produce, in bytes of the encoded
+ * input: generated programs average ~100 bytes (~215 lines). Without a cap the
+ * fuzzing loop drifts to ~190-byte inputs (~330 lines) and half the rate; with 128
+ * it ran 2x the inputs per second and found the injected faults in as many inputs
+ * (docs/FUZZING.md, "Throughput"). An input already larger may be edited but not
+ * grown; byte-level mutations and source inputs are not capped. */
+#define HZ_SIZE_BUDGET 128
+static size_t size_budget;   /* TRACEFUZZ_SIZE_BUDGET: cap on IR edits' output, 0 = none */
 static PyObject *last_trace;   /* owned: tfjit.last_trace for the built-in tracer, or NULL */
 static unsigned long ninputs, nnondet, ninvalid;
 
@@ -69,9 +80,45 @@ static void die(const char *what, const char *err)
     exit(2);
 }
 
+/* libFuzzer's entropic power schedule keeps a frequency per feature and a list of
+ * the rarest ones, updated for every feature of every run; with this target's many
+ * features (instrumented tracer, harness and observation writer, extra counters) and
+ * a corpus that grows by a third of the inputs, that bookkeeping was ~25% of the CPU
+ * (perf). Without it libFuzzer runs ~1.7x the inputs per second and found the
+ * injected faults in as few inputs (docs/FUZZING.md, "Throughput"). So -entropic=0
+ * goes first in argv: a later -entropic=1 on the command line still wins. Only under
+ * libFuzzer (LLVMFuzzerMutate exists): AFL++'s driver reads argv itself. */
+static void default_flags(int *argc, char ***argv)
+{
+    static char entropic[] = "-entropic=0";
+    static char *args[256];
+    if (LLVMFuzzerMutate == NULL || argc == NULL || argv == NULL || *argc < 1 ||
+        *argc + 2 > (int)(sizeof args / sizeof args[0]))
+        return;
+    args[0] = (*argv)[0];
+    args[1] = entropic;
+    for (int i = 1; i < *argc; i++)
+        args[i + 1] = (*argv)[i];
+    *argc += 1;
+    args[*argc] = NULL;
+    *argv = args;
+}
+
+/* At exit: how many inputs ran and how many reused compiled code (the cache of
+ * hz_protocol_run), for the throughput bench. */
+static void print_counts(void)
+{
+    if (proto != NULL && ninputs > 0)
+        fprintf(stderr, "tracefuzz fuzz target: %lu inputs, %lu reused compiled code, "
+                "%lu invalid, %lu nondeterministic\n", ninputs,
+                hz_protocol_code_hits(proto), ninvalid, nnondet);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     char err[4096];
+    default_flags(argc, argv);
+    atexit(print_counts);
     const char *spec = getenv("TRACEFUZZ_TARGET");
     if (spec != NULL && *spec == 0)
         spec = NULL;
@@ -79,6 +126,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     strict = env_flag("TRACEFUZZ_STRICT");
     quiet = env_flag("TRACEFUZZ_QUIET");
     bytes_only = env_flag("TRACEFUZZ_BYTE_MUTATOR");
+    const char *budget = getenv("TRACEFUZZ_SIZE_BUDGET");
+    size_budget = budget != NULL && *budget ? strtoul(budget, NULL, 10) : HZ_SIZE_BUDGET;
 
     /* TRACEFUZZ_PYTHON_PATH split on ':' into a list that lives for the process. */
     static const char *dirs[64];
@@ -228,18 +277,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else {
         HzProgram *p = hz_decode(data, size);
         program_features(p);
-        source = hz_emit(p, NULL);
+        /* Without the __main__ block that runs the protocol when the file is run
+         * standalone: the harness never runs it, but compiling it is ~15% of an
+         * input's compile time (what the protocol runs is the same; `tracefuzz show`
+         * and the findings' .py keep it). */
+        HzEmitOptions eo = {.no_main = true};
+        source = hz_emit(p, &eo);
         hz_program_free(p);
         if (source == NULL)
             abort();
         filename = "<tfprog>";
-        /* The emitter ends with a __main__ block that runs the protocol when the file
-         * is run standalone. The harness never runs it, but compiling it is ~15% of
-         * an input's compile time: leave it out here (what the protocol runs is the
-         * same; `tracefuzz show` and the findings' .py keep it). */
-        char *main_block = strstr(source, "\nif __name__ == \"__main__\":\n");
-        if (main_block != NULL)
-            main_block[1] = 0;
     }
 
     if (python_cov && hz_pycov_start(filename) < 0) {
@@ -295,6 +342,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
+/* How large an IR edit of an input of `size` bytes may be: at most the budget, or
+ * the input's own size when it is already larger (a large seed can still be edited,
+ * just not grown). */
+static size_t edit_cap(size_t size, size_t max_size)
+{
+    if (size_budget == 0)
+        return max_size;
+    size_t cap = size > size_budget ? size : size_budget;
+    return cap < max_size ? cap : max_size;
+}
+
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
     HzRng r = {seed};
@@ -303,7 +361,11 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     /* A quarter byte-level: it reaches decodings no IR edit makes (a different class
      * count shifts every later choice) and it is all a source input can get. */
     if (hz_rng_below(&r, 4) != 0 || LLVMFuzzerMutate == NULL) {
-        size_t n = hz_mutate_bytes(data, size, data, max_size, hz_rng_next(&r));
+        /* Program size sets the rate (compiling is ~45% of an input): with a budget,
+         * IR edits must fit it, which makes hz_mutate_bytes shrink programs above it
+         * (docs/FUZZING.md, "Throughput"). */
+        size_t cap = edit_cap(size, max_size);
+        size_t n = hz_mutate_bytes(data, size, data, cap, hz_rng_next(&r));
         if (n > 0)
             return n;
     }
@@ -313,7 +375,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
                                  uint8_t *out, size_t max_out, unsigned int seed)
 {
-    size_t n = bytes_only ? 0 : hz_crossover_bytes(d1, s1, d2, s2, out, max_out, seed);
+    size_t cap = edit_cap(s1, max_out);
+    size_t n = bytes_only ? 0 : hz_crossover_bytes(d1, s1, d2, s2, out, cap, seed);
     if (n > 0)
         return n;
     /* A source input on either side: libFuzzer's plain crossover, a prefix of one

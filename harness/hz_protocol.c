@@ -13,11 +13,30 @@
 /* A full collection costs ~0.3-0.9 ms (TOOLCHAIN.md): not per input. */
 #define HZ_GC_EVERY 100
 
+/* Compiled code by source: compiling is most of an input's time (~2 ms for a
+ * full-size program, docs/FUZZING.md) and libFuzzer runs the same source again
+ * (a byte mutation of bytes the decoder never reads, a re-encoded edit that comes
+ * back to a known program, the corpus replayed). Direct-mapped, keyed by the full
+ * source and filename (compared, not only hashed). Running a cached code object is
+ * what the second and third runs of an input already do: every run execs the module
+ * code in a fresh namespace, so classes and functions are new each time, and the
+ * target's state is per jit object. */
+#define HZ_CODE_CACHE 64
+
+typedef struct {
+    uint64_t hash;
+    char *source;                  /* malloc'd, or NULL for an empty slot */
+    char *filename;                /* malloc'd */
+    PyObject *code;                /* owned */
+} HzCodeEntry;
+
 struct HzProtocol {
     const HzTarget *target;
     PyObject *provenance_error;   /* owned: tfjit.ProvenanceError, or NULL */
     PyObject *limit_exceeded;     /* owned: tfjit.LimitExceeded, or NULL */
     unsigned long inputs;
+    unsigned long code_hits;
+    HzCodeEntry code_cache[HZ_CODE_CACHE];
 };
 
 typedef enum { RUN_EAGER, RUN_TARGET } RunMode;
@@ -100,10 +119,64 @@ HzProtocol *hz_protocol_new(const HzTarget *target)
     return p;
 }
 
+static void code_entry_clear(HzCodeEntry *e)
+{
+    free(e->source);
+    free(e->filename);
+    Py_CLEAR(e->code);
+    memset(e, 0, sizeof *e);
+}
+
+/* FNV-1a, 64 bits, of the source then the filename. */
+static uint64_t code_key(const char *source, const char *filename)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (const char *s = source; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;
+    for (const char *s = filename; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The code of source, compiled once per distinct (source, filename) while it stays
+ * in the cache. Returns a new reference, or NULL with the compile error set (errors
+ * are not cached). */
+static PyObject *compile_cached(HzProtocol *p, const char *source, const char *filename)
+{
+    uint64_t h = code_key(source, filename);
+    HzCodeEntry *e = &p->code_cache[h % HZ_CODE_CACHE];
+    if (e->code != NULL && e->hash == h && strcmp(e->source, source) == 0 &&
+        strcmp(e->filename, filename) == 0) {
+        p->code_hits++;
+        return Py_NewRef(e->code);
+    }
+    PyObject *code = Py_CompileStringExFlags(source, filename, Py_file_input, NULL, 0);
+    if (code == NULL)
+        return NULL;
+    code_entry_clear(e);
+    e->source = strdup(source);
+    e->filename = strdup(filename);
+    if (e->source == NULL || e->filename == NULL) {   /* not cached: still compiled */
+        code_entry_clear(e);
+        return code;
+    }
+    e->hash = h;
+    e->code = Py_NewRef(code);
+    return code;
+}
+
+unsigned long hz_protocol_code_hits(const HzProtocol *p)
+{
+    return p->code_hits;
+}
+
 void hz_protocol_free(HzProtocol *p)
 {
     if (p == NULL)
         return;
+    for (int i = 0; i < HZ_CODE_CACHE; i++)
+        code_entry_clear(&p->code_cache[i]);
     Py_XDECREF(p->provenance_error);
     Py_XDECREF(p->limit_exceeded);
     free(p);
@@ -464,7 +537,7 @@ int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
     in.program_source = source;
     in.hint_desc_kind = single_desc_kind(source);
 
-    PyObject *code = Py_CompileStringExFlags(source, filename, Py_file_input, NULL, 0);
+    PyObject *code = compile_cached(p, source, filename);   /* new */
     if (code == NULL) {
         char *text = hz_exception_text(0);
         why = xprintf("the source does not compile: %s%s", text, NULL);

@@ -58,6 +58,10 @@ void hz_protocol_free(HzProtocol *p);
 int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
                     const HzProtocolHooks *hooks, HzOutcome *out);
 
+/* How many inputs reused the compiled code of an earlier one with the same source
+ * and filename (hz_protocol_run keeps the last 64 or so compiled sources). */
+unsigned long hz_protocol_code_hits(const HzProtocol *p);
+
 /* The fixed module name programs run under (classes get it as __module__). */
 #define HZ_PROGRAM_MODULE "tfprog"
 
