@@ -18,6 +18,7 @@
 #include "tr_frame.h"
 #include "tr_attr.h"
 #include "tr_reuse.h"
+#include "tr_provcheck.h"
 
 /* ---- the opcode table (tr_opcodes.def) ---- */
 
@@ -1314,6 +1315,11 @@ dispatch:
         TrValue owner = TOP(), v = {NULL, NULL};
         if (tr_attr_get(run, owner, name, &v) < 0)
             goto error;
+        if (tr_provcheck_on && tr_provcheck_load(owner.obj, name, v.obj, TR_PC_LOAD_ATTR,
+                                                 v.prov, -1, NULL, 0) < 0) {
+            tr_value_clear(&v);
+            goto error;
+        }
         TOP() = v;                 /* tr_attr_get recorded the load in the trace */
         tr_value_clear(&owner);
         DISPATCH();
@@ -1325,6 +1331,12 @@ dispatch:
         int unbound = tr_attr_get_method(run, owner, name, &m);
         if (unbound < 0)
             goto error;
+        if (tr_provcheck_on && tr_provcheck_load(owner.obj, name, m.obj, unbound ?
+                                                 TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
+                                                 m.prov, -1, NULL, 0) < 0) {
+            tr_value_clear(&m);
+            goto error;
+        }
         if (unbound) {
             TOP() = m;
             PUSH(owner);

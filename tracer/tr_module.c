@@ -20,6 +20,7 @@
 #include "tr_attr.h"
 #include "tr_faults.h"
 #include "tr_reuse.h"
+#include "tr_provcheck.h"
 
 PyObject *tr_ProvenanceError;
 PyObject *tr_Unsupported;
@@ -436,13 +437,32 @@ static PyObject *mod_opcode_counts(PyObject *mod, PyObject *unused)
 
 static PyObject *mod_stats(PyObject *mod, PyObject *unused)
 {
-    return tr_stats_dict();
+    PyObject *d = tr_stats_dict();
+    if (d != NULL && tr_provcheck_stats(d) < 0)
+        Py_CLEAR(d);
+    return d;
 }
 
 static PyObject *mod_reset_stats(PyObject *mod, PyObject *unused)
 {
     tr_stats_reset();
+    tr_provcheck_reset();
     Py_RETURN_NONE;
+}
+
+/* set_checks(bool): the provenance oracle (tr_provcheck.h) on or off. */
+static PyObject *mod_set_checks(PyObject *mod, PyObject *arg)
+{
+    int on = PyObject_IsTrue(arg);
+    if (on < 0)
+        return NULL;
+    tr_provcheck_on = on;
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_checks(PyObject *mod, PyObject *unused)
+{
+    return PyBool_FromLong(tr_provcheck_on);
 }
 
 static PyMethodDef tr_methods[] = {
@@ -450,6 +470,9 @@ static PyMethodDef tr_methods[] = {
      "stats() -> {name: count}: trace reuse since start (traces, replays, side exits, "
      "retraces by guard kind ...)"},
     {"reset_stats", mod_reset_stats, METH_NOARGS, "reset_stats(): zero the reuse statistics"},
+    {"set_checks", mod_set_checks, METH_O,
+     "set_checks(bool): the provenance oracle on (default) or off (TRACEFUZZ_PROVCHECK=0)"},
+    {"checks", mod_checks, METH_NOARGS, "checks() -> bool: the provenance oracle is on"},
     {"jit", (PyCFunction)(void (*)(void))mod_jit, METH_VARARGS | METH_KEYWORDS,
      "jit(fn, *, budget=None, max_depth=None) -> callable interpreting fn on each call"},
     {"last_trace", mod_last_trace, METH_NOARGS,
@@ -505,6 +528,7 @@ PyMODINIT_FUNC PyInit_tfjit(void)
         Py_DECREF(m);
         return NULL;
     }
+    tr_provcheck_init();
     if (PyType_Ready(&TrJit_Type) < 0 || tr_call_init() < 0 || tr_gen_ready() < 0 || tr_frameobj_ready() < 0 ||
         tr_faults_set(getenv("TRACEFUZZ_FAULTS")) < 0) {
         Py_DECREF(m);

@@ -22,6 +22,7 @@
 #include "tr_frame.h"
 #include "tr_attr.h"
 #include "tr_faults.h"
+#include "tr_provcheck.h"
 
 /* ---- load forwarding ---- */
 #define TR_FWD_MAX 16
@@ -607,6 +608,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             if (op == TR_OP_LOAD_METHOD && s->kind == TR_AK_METHOD) {
                 /* (owner -- meth self): the function found on the type, unbound. */
+                if (tr_provcheck_on && tr_provcheck_step(s, owner, s->descr, 1) < 0)
+                    goto error;
                 PyObject *self = TOP().obj;
                 TOP().obj = Py_NewRef(s->descr);
                 PUSH_OBJ(self);
@@ -615,6 +618,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PyObject *r = replay_load(st, s, owner);
             if (r == NULL)
                 goto error;
+            if (tr_provcheck_on && tr_provcheck_step(s, owner, r, 0) < 0) {
+                Py_DECREF(r);
+                goto error;
+            }
             if (op == TR_OP_LOAD_METHOD) {
                 SET_TOP_OBJ(NULL);
                 PUSH_OBJ(r);

@@ -1,0 +1,298 @@
+/* tr_provcheck.c: the provenance replay oracle (tr_provcheck.h, docs/REUSE.md).
+ *
+ * A re-resolution of owner.name that mirrors _PyObject_GenericGetAttrWithDict (instance
+ * access) and type_getattro (class access) step by step, but stops, answering "not
+ * checkable", at every step where CPython would run code: a descriptor's __get__ other
+ * than a T_OBJECT member's read or a plain function's binding, __getattr__, a
+ * __getattribute__ override, an instance dict that is not an exact dict, a name that
+ * is not an exact str, an instance dict holding a key that is not an exact str (its
+ * __eq__ could run). The only effects it has are those of the tracer's own lookups
+ * (tr_guard.c, tr_cache.c): _PyObject_GetDictPtr may materialise a managed dict.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tr_provcheck.h"
+#include "tr_run.h"
+#include "structmember.h"
+
+int tr_provcheck_on = 1;
+
+static Py_ssize_t n_checked, n_skipped, n_failures;
+
+void tr_provcheck_init(void)
+{
+    const char *e = getenv("TRACEFUZZ_PROVCHECK");
+    if (e != NULL && (strcmp(e, "0") == 0 || strcmp(e, "off") == 0 || strcmp(e, "no") == 0))
+        tr_provcheck_on = 0;
+}
+
+/* What CPython's attribute algorithm yields now. */
+typedef enum {
+    RS_UNKNOWN = 0,   /* resolving would run code, or is not stable: not checked */
+    RS_VALUE,         /* found: this very object is returned */
+    RS_BOUND,         /* found: a plain function, bound to the owner on access */
+    RS_MISSING,       /* AttributeError, with no __getattr__ to call */
+} ResolveKind;
+
+static PyObject *s_getattribute, *s_getattr, *object_getattribute;   /* borrowed after init */
+
+static int names_ready(void)
+{
+    if (s_getattr != NULL)
+        return 1;
+    s_getattribute = PyUnicode_InternFromString("__getattribute__");
+    PyObject *g = PyUnicode_InternFromString("__getattr__");
+    if (s_getattribute == NULL || g == NULL) {
+        PyErr_Clear();
+        Py_CLEAR(s_getattribute);
+        Py_XDECREF(g);
+        return 0;
+    }
+    object_getattribute = _PyType_Lookup(&PyBaseObject_Type, s_getattribute);
+    s_getattr = g;
+    return 1;
+}
+
+/* 1 when type t looks attributes up by the generic algorithm, possibly followed by a
+ * __getattr__ (then *hooked is 1): slot_tp_getattr_hook with object's
+ * __getattribute__. */
+static int generic_lookup(PyTypeObject *t, int *hooked)
+{
+    *hooked = 0;
+    if (t->tp_getattro == PyObject_GenericGetAttr)
+        return 1;
+    if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || !names_ready())
+        return 0;
+    if (_PyType_Lookup(t, s_getattribute) != object_getattribute)
+        return 0;
+    *hooked = _PyType_Lookup(t, s_getattr) != NULL;
+    return *hooked;
+}
+
+/* Instance access: -1 on a real error (exception set), else a ResolveKind with *found
+ * borrowed (live until user code runs; nothing runs before it is compared). */
+static int resolve_instance(PyObject *owner, PyObject *name, PyObject **found)
+{
+    PyTypeObject *tp = Py_TYPE(owner);
+    int hooked;
+    *found = NULL;
+    if (!generic_lookup(tp, &hooked) || tp->tp_dict == NULL)
+        return RS_UNKNOWN;
+    PyObject *descr = _PyType_Lookup(tp, name);
+    descrgetfunc get = descr != NULL ? Py_TYPE(descr)->tp_descr_get : NULL;
+    if (get != NULL && Py_TYPE(descr)->tp_descr_set != NULL) {
+        /* A data descriptor wins. Only a member of an object type is read without code. */
+        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type))
+            return RS_UNKNOWN;
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        if ((m->type != T_OBJECT && m->type != T_OBJECT_EX) || (m->flags & PY_AUDIT_READ) ||
+            !PyObject_TypeCheck(owner, PyDescr_TYPE(descr)))
+            return RS_UNKNOWN;
+        PyObject *v = *(PyObject **)((char *)owner + m->offset);
+        if (v == NULL && m->type == T_OBJECT)
+            v = Py_None;
+        if (v == NULL)
+            return hooked ? RS_UNKNOWN : RS_MISSING;
+        *found = v;
+        return RS_VALUE;
+    }
+    PyObject **dp = _PyObject_GetDictPtr(owner);
+    if (dp != NULL && *dp != NULL) {
+        if (!PyDict_CheckExact(*dp))
+            return RS_UNKNOWN;
+        /* A key that is not an exact str could run its __eq__ during the lookup. */
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(*dp, &pos, &k, &v)) {
+            if (!PyUnicode_CheckExact(k))
+                return RS_UNKNOWN;
+        }
+        v = PyDict_GetItemWithError(*dp, name);
+        if (v != NULL) {
+            *found = v;
+            return RS_VALUE;
+        }
+        if (PyErr_Occurred())
+            return -1;
+    }
+    if (get != NULL) {
+        if (!PyFunction_Check(descr))
+            return RS_UNKNOWN;
+        *found = descr;
+        return RS_BOUND;
+    }
+    if (descr != NULL) {
+        *found = descr;
+        return RS_VALUE;
+    }
+    return hooked ? RS_UNKNOWN : RS_MISSING;
+}
+
+/* Class access (owner is a class), type_getattro. Same contract. */
+static int resolve_class(PyObject *owner, PyObject *name, PyObject **found)
+{
+    PyTypeObject *meta = Py_TYPE(owner);
+    *found = NULL;
+    if (meta->tp_getattro != PyType_Type.tp_getattro || ((PyTypeObject *)owner)->tp_dict == NULL)
+        return RS_UNKNOWN;
+    PyObject *md = _PyType_Lookup(meta, name);
+    descrgetfunc mget = md != NULL ? Py_TYPE(md)->tp_descr_get : NULL;
+    if (mget != NULL && Py_TYPE(md)->tp_descr_set != NULL)
+        return RS_UNKNOWN;          /* the metatype's data descriptor runs */
+    PyObject *a = _PyType_Lookup((PyTypeObject *)owner, name);
+    if (a != NULL) {
+        if (Py_TYPE(a)->tp_descr_get != NULL)
+            return RS_UNKNOWN;      /* its __get__(None, C) runs */
+        *found = a;
+        return RS_VALUE;
+    }
+    if (mget != NULL)
+        return RS_UNKNOWN;
+    if (md != NULL) {
+        *found = md;
+        return RS_VALUE;
+    }
+    return RS_MISSING;
+}
+
+/* "<T object at 0x..>" without running code (no repr, no str). New reference. */
+static PyObject *describe(PyObject *o)
+{
+    if (o == NULL)
+        return PyUnicode_FromString("nothing (AttributeError)");
+    if (PyMethod_Check(o))
+        return PyUnicode_FromFormat("<bound method of <%s object at %p> (function at %p)>",
+                                    Py_TYPE(PyMethod_GET_SELF(o))->tp_name,
+                                    (void *)PyMethod_GET_SELF(o),
+                                    (void *)PyMethod_GET_FUNCTION(o));
+    return PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(o)->tp_name, (void *)o);
+}
+
+/* Raises ProvenanceError "provenance CHAIN resolves to A, the trace used B". */
+static int fail(PyObject *owner, PyObject *name, const TrProv *chain, int input,
+                const char *via, int replay, PyObject *now, PyObject *now_self, PyObject *used)
+{
+    PyObject *c = NULL, *a = NULL, *b = NULL;
+    n_failures++;
+    if (chain != NULL)
+        c = tr_prov_repr(chain);
+    else if (input >= 0)
+        c = PyUnicode_FromFormat("INPUT[%d].%U via %s", input, name, via);
+    else
+        c = PyUnicode_FromFormat("(<%s object at %p>).%U via %s", Py_TYPE(owner)->tp_name,
+                                 (void *)owner, name, via);
+    if (c == NULL)
+        goto done;
+    if (now_self != NULL)
+        a = PyUnicode_FromFormat("<bound method of <%s object at %p> (function at %p)>",
+                                 Py_TYPE(now_self)->tp_name, (void *)now_self, (void *)now);
+    else
+        a = describe(now);
+    b = describe(used);
+    if (a == NULL || b == NULL)
+        goto done;
+    PyErr_Format(tr_ProvenanceError ? tr_ProvenanceError : PyExc_AssertionError,
+                 "provenance %U resolves to %U, the %s used %U", c, a,
+                 replay ? "replayed trace" : "trace", b);
+done:
+    Py_XDECREF(c);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    return -1;
+}
+
+int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
+                      const TrProv *chain, int input, const char *via, int replay)
+{
+    PyObject *found = NULL;
+    int rs;
+    if (!tr_provcheck_on || owner == NULL || value == NULL)
+        return 0;
+    if (!PyUnicode_CheckExact(name)) {
+        n_skipped++;
+        return 0;
+    }
+    rs = PyType_Check(owner) ? resolve_class(owner, name, &found)
+                             : resolve_instance(owner, name, &found);
+    if (rs < 0)
+        return -1;
+    if (rs == RS_UNKNOWN) {
+        n_skipped++;
+        return 0;
+    }
+    n_checked++;
+    switch (rs) {
+    case RS_VALUE:
+        if (form == TR_PC_LOAD_ATTR && found == value)
+            return 0;
+        return fail(owner, name, chain, input, via, replay, found, NULL, value);
+    case RS_BOUND:
+        if (form == TR_PC_LOAD_METHOD ? found == value
+                                      : (PyMethod_Check(value) &&
+                                         PyMethod_GET_FUNCTION(value) == found &&
+                                         PyMethod_GET_SELF(value) == owner))
+            return 0;
+        if (form == TR_PC_LOAD_METHOD)
+            return fail(owner, name, chain, input, via, replay, found, NULL, value);
+        return fail(owner, name, chain, input, via, replay, found, owner, value);
+    default:
+        return fail(owner, name, chain, input, via, replay, NULL, NULL, value);
+    }
+}
+
+int tr_provcheck_stats(PyObject *d)
+{
+    struct { const char *k; Py_ssize_t v; } items[] = {
+        {"provcheck.checked", n_checked},
+        {"provcheck.skipped", n_skipped},
+        {"provcheck.failures", n_failures},
+    };
+    for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+        PyObject *v = PyLong_FromSsize_t(items[i].v);
+        if (v == NULL || PyDict_SetItemString(d, items[i].k, v) < 0) {
+            Py_XDECREF(v);
+            return -1;
+        }
+        Py_DECREF(v);
+    }
+    return 0;
+}
+
+void tr_provcheck_reset(void)
+{
+    n_checked = n_skipped = n_failures = 0;
+}
+
+/* How a replayed step says it resolved, for the message. */
+static const char *step_via(const TrStep *s)
+{
+    if (s->kind == TR_AK_DATA_DESC && s->descr != NULL && Py_IS_TYPE(s->descr, &PyMemberDescr_Type))
+        return "slot";
+    if (s->kind == TR_AK_NONDATA_DESC && s->descr != NULL && PyFunction_Check(s->descr))
+        return "method";
+    switch (s->kind) {
+    case TR_AK_INST_DICT: return "inst_dict";
+    case TR_AK_DATA_DESC: return "data_desc";
+    case TR_AK_NONDATA_DESC: return "nondata_desc";
+    case TR_AK_CLASS_ATTR: return "class_attr";
+    case TR_AK_GETATTR: return "getattr_hook";
+    case TR_AK_METHOD: return "method.unbound";
+    case TR_AK_META_DATA: return "meta_data_desc";
+    case TR_AK_TYPE_DESC: return "type_desc";
+    case TR_AK_TYPE_STABLE: return "type_dict";
+    case TR_AK_META_NONDATA: return "meta_nondata";
+    case TR_AK_META_STABLE: return "meta_attr";
+    case TR_AK_NATIVE: return "native";
+    case TR_AK_NONE: break;
+    }
+    return "?";
+}
+
+int tr_provcheck_step(const TrStep *s, PyObject *owner, PyObject *value, int method)
+{
+    if (!tr_provcheck_on)
+        return 0;
+    return tr_provcheck_load(owner, s->name, value, method ? TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
+                             NULL, s->input, step_via(s), 1);
+}

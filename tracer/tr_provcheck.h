@@ -1,0 +1,51 @@
+/* tr_provcheck.h: the provenance replay oracle (docs/REUSE.md, "Provenance oracle").
+ *
+ * Every attribute load a traced or replayed call of a jit object performs (LOAD_ATTR,
+ * LOAD_METHOD of the top-level frame in a replay, of every interpreted frame in a
+ * trace) is re-resolved, at the moment the value is produced, against the live world
+ * by CPython's algorithm WITHOUT running user code: dict lookups, slot reads through
+ * the member offset, _PyType_Lookup. Where that resolution is possible (instance dict,
+ * T_OBJECT slot, plain class attribute along the MRO, a class's own MRO on class
+ * access, a plain function found on the type and bound to the owner) the object the
+ * call used must be the identical object; a difference raises tfjit.ProvenanceError
+ * naming the chain. Where resolving could run code or is not stable now (a property,
+ * __get__, __getattr__, a __getattribute__ override, a dict subclass) the load is not
+ * checked. Checking at the load itself needs no invalidation bookkeeping: nothing can
+ * run between the load and its check, so a legitimate later change of the world is
+ * never mistaken for a stale value.
+ */
+#ifndef TR_PROVCHECK_H
+#define TR_PROVCHECK_H
+
+#include "tr_reuse.h"
+
+/* What the call claims the load produced. */
+typedef enum {
+    TR_PC_LOAD_ATTR = 0,     /* value = owner.name (LOAD_ATTR, LOAD_METHOD's bound form) */
+    TR_PC_LOAD_METHOD,       /* LOAD_METHOD pushed (value, owner): value is the unbound
+                                function CPython's LOAD_METHOD would push */
+} TrCheckForm;
+
+/* On unless TRACEFUZZ_PROVCHECK=0 at import or tfjit.set_checks(False). */
+extern int tr_provcheck_on;
+
+/* Reads TRACEFUZZ_PROVCHECK (called at module init). */
+void tr_provcheck_init(void);
+
+/* Checks one load: owner and value borrowed. The chain is named by chain (the
+ * value's provenance record, traced calls) or, when NULL, by input (INPUT[input]
+ * when >= 0), name and via (replayed calls; via a static string). replay says which
+ * kind of call used the value (for the message). Returns 0 (identical, or not
+ * checkable now), or -1 with tfjit.ProvenanceError (or another error) set. */
+int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
+                      const TrProv *chain, int input, const char *via, int replay);
+
+/* The replay's form: the load of step s on owner produced value (LOAD_METHOD's
+ * unbound function when method is 1). Same contract as tr_provcheck_load. */
+int tr_provcheck_step(const TrStep *s, PyObject *owner, PyObject *value, int method);
+
+/* Adds "provcheck.checked", "provcheck.skipped", "provcheck.failures" to d. 0 or -1. */
+int tr_provcheck_stats(PyObject *d);
+void tr_provcheck_reset(void);
+
+#endif
