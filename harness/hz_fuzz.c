@@ -87,9 +87,16 @@ static void die(const char *what, const char *err)
  * (perf). Without it libFuzzer runs ~1.7x the inputs per second and found the
  * injected faults in as few inputs (docs/FUZZING.md, "Throughput"). So -entropic=0
  * goes first in argv: a later -entropic=1 on the command line still wins. Only under
- * libFuzzer (LLVMFuzzerMutate exists): AFL++'s driver reads argv itself. */
+ * libFuzzer: AFL++'s driver reads argv itself (its argv[1] is a loop count) and also
+ * defines LLVMFuzzerMutate, so the AFL build is told apart at compile time (afl-cc
+ * defines __AFL_COMPILER). */
 static void default_flags(int *argc, char ***argv)
 {
+#ifdef __AFL_COMPILER
+    (void)argc;
+    (void)argv;
+    return;
+#endif
     static char entropic[] = "-entropic=0";
     static char *args[256];
     if (LLVMFuzzerMutate == NULL || argc == NULL || argv == NULL || *argc < 1 ||
