@@ -142,9 +142,13 @@ static int type_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     if (meta_attr != NULL) {
         meta_get = Py_TYPE(meta_attr)->tp_descr_get;
         /* Fault meta_data_desc_loses: the class's own MRO entry wins over the
-         * metatype's data descriptor. */
+         * metatype's data descriptor, one written in Python (a property or a class
+         * with __set__ on a metaclass); type's own getsets (__dict__, __doc__ ...)
+         * keep their precedence, or every class would break at once. */
         meta_lost = meta_get != NULL && PyDescr_IsData(meta_attr) &&
                     TR_FAULT_ON(run, TR_FAULT_META_DATA_DESC_LOSES) &&
+                    !Py_IS_TYPE(meta_attr, &PyGetSetDescr_Type) &&
+                    !Py_IS_TYPE(meta_attr, &PyMemberDescr_Type) &&
                     _PyType_Lookup(type, name) != NULL;
         if (meta_get != NULL && PyDescr_IsData(meta_attr) && !meta_lost) {
             *how = TR_RES_META_DATA_DESC;
