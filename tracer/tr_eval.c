@@ -1849,23 +1849,11 @@ exception_unwind: {
     }
     if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti))
         goto exit_error;
-    while (f->sp > level)
-        CLEAR_VALUE(POP());
-    if (push_lasti) {
-        PyObject *l = PyLong_FromLong(f->lasti);
-        if (l == NULL)
-            goto exit_error;
-        PUSH_OBJ(l, NULL);
-    }
-    PyObject *et, *ev, *etb;
-    PyErr_Fetch(&et, &ev, &etb);
-    PyErr_NormalizeException(&et, &ev, &etb);
-    if (etb != NULL)
-        PyException_SetTraceback(ev, etb);
-    Py_XDECREF(etb);
-    Py_XDECREF(et);
-    PUSH_OBJ(ev, mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0));
-    if (tr_trace_recordf(run, NULL, "EXCEPT %s in %U", Py_TYPE(ev)->tp_name, co->co_qualname) < 0)
+    if (tr_exc_enter_handler(f, level, push_lasti) < 0)
+        goto exit_error;
+    TOP().prov = mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0);
+    if (tr_trace_recordf(run, NULL, "EXCEPT %s in %U", Py_TYPE(TOP().obj)->tp_name,
+                         co->co_qualname) < 0)
         PyErr_Clear();   /* the trace is best effort; the program's exception is on the stack */
     f->kwnames = NULL;
     next = handler;

@@ -41,6 +41,43 @@ int tr_exc_find_handler(PyCodeObject *co, int index, int *handler, int *level, i
     return 0;
 }
 
+/* Pushes obj (stolen) with no provenance; the compiler sized the stack for every
+ * handler entry, so overflow is a broken invariant. */
+static void push_plain(TrFrame *f, PyObject *obj)
+{
+    if (f->sp >= f->stacksize) {
+        fprintf(stderr, "tracefuzz: stack overflow entering a handler in %s\n",
+                PyUnicode_AsUTF8(f->code->co_qualname));
+        abort();
+    }
+    f->stack[f->sp].obj = obj;
+    f->stack[f->sp].prov = NULL;
+    f->sp++;
+}
+
+int tr_exc_enter_handler(TrFrame *f, int level, int push_lasti)
+{
+    while (f->sp > level) {
+        TrValue v = f->stack[--f->sp];
+        tr_value_clear(&v);
+    }
+    if (push_lasti) {
+        PyObject *l = PyLong_FromLong(f->lasti);
+        if (l == NULL)
+            return -1;
+        push_plain(f, l);
+    }
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    PyErr_NormalizeException(&et, &ev, &etb);
+    if (etb != NULL)
+        PyException_SetTraceback(ev, etb);
+    Py_XDECREF(etb);
+    Py_XDECREF(et);
+    push_plain(f, ev);
+    return 0;
+}
+
 /* The locals of an interpreted frame as a new dict (cell contents for cells), or the
  * class body's mapping; new reference, NULL on error. */
 static PyObject *frame_locals_snapshot(TrFrame *f)

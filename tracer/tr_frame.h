@@ -93,6 +93,12 @@ int tr_stack_check(void);
 /* Looks up the 3.11 exception table for the instruction at index: 1 with the handler,
  * stack level and lasti flag, 0 when no handler covers it. */
 int tr_exc_find_handler(PyCodeObject *co, int index, int *handler, int *level, int *lasti);
+/* Enters the handler the exception table gave, as ceval's exception_unwind does:
+ * pops f's stack down to level, pushes lasti when asked, then the current exception
+ * (fetched, normalised, its traceback attached), which clears the error indicator.
+ * Pushed values carry no provenance (the interpreter adds its own). 0, or -1 with
+ * MemoryError set (lasti could not be boxed; the stack is already popped). */
+int tr_exc_enter_handler(TrFrame *f, int level, int push_lasti);
 /* Adds a traceback entry naming the frame's code (its filename, name and line) to the
  * exception being raised, as PyTraceBack_Here does for CPython's frames. */
 void tr_exc_add_traceback(TrFrame *f);

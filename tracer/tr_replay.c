@@ -804,22 +804,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             exit_reason = TR_EXIT_EXCEPTION;
             goto leave_error;
         }
-        while (f->sp > level)
-            CLEAR_VALUE(POP());
-        if (push_lasti) {
-            PyObject *l = PyLong_FromLong(f->lasti);
-            if (l == NULL)
-                return -1;
-            PUSH_OBJ(l);
-        }
-        PyObject *et, *ev, *etb;
-        PyErr_Fetch(&et, &ev, &etb);
-        PyErr_NormalizeException(&et, &ev, &etb);
-        if (etb != NULL)
-            PyException_SetTraceback(ev, etb);
-        Py_XDECREF(etb);
-        Py_XDECREF(et);
-        PUSH_OBJ(ev);
+        if (tr_exc_enter_handler(f, level, push_lasti) < 0)
+            return -1;
         f->kwnames = NULL;
         continue;
     }
@@ -833,22 +819,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 tr_stat_side_exit(TR_EXIT_EXCEPTION, -1);
                 return -1;            /* propagates out of the frame, as in the tracer */
             }
-            while (f->sp > level)
-                CLEAR_VALUE(POP());
-            if (push_lasti) {
-                PyObject *l = PyLong_FromLong(f->lasti);
-                if (l == NULL)
-                    return -1;
-                PUSH_OBJ(l);
-            }
-            PyObject *et, *ev, *etb;
-            PyErr_Fetch(&et, &ev, &etb);
-            PyErr_NormalizeException(&et, &ev, &etb);
-            if (etb != NULL)
-                PyException_SetTraceback(ev, etb);
-            Py_XDECREF(etb);
-            Py_XDECREF(et);
-            PUSH_OBJ(ev);
+            if (tr_exc_enter_handler(f, level, push_lasti) < 0)
+                return -1;
             f->kwnames = NULL;
             next = handler;
             goto exit;
