@@ -88,6 +88,8 @@ static void
 emit_header(HzEmitter *e)
 {
     const HzProgram *p = e->p;
+    if (e->opts != NULL && e->opts->no_main)
+        goto imports;   /* no reader: the docstring would only vary the first piece */
     HzFeatures f;
     hz_program_features(p, &f);
     EMIT(e, "\"\"\"tracefuzz program (decoder v%d): %d class%s, %d argument%s, %d statement%s",
@@ -112,6 +114,7 @@ emit_header(HzEmitter *e)
     EMIT(e, "\n\nThe protocol: args = make(); r1 = program(*args);%s r2 = program(*args);\n"
             "r3 = program(*%s()). Run this file to see r1..r3 and LOG.\n\"\"\"\n",
          p->nbetween ? " between(*args);" : "", p->other_kind ? "make_other" : "make");
+imports:
     if (e->has_base)
         EMIT(e, "from %s import %s as _Base\n", e->opts->base_module, e->opts->base_class);
     EMIT(e, "import functools\n\nLOG = []  # what descriptor code did, in order\n"

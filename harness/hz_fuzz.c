@@ -111,14 +111,16 @@ static void default_flags(int *argc, char ***argv)
     *argv = args;
 }
 
-/* At exit: how many inputs ran and how many reused compiled code (the cache of
- * hz_protocol_run), for the throughput bench. */
+/* At exit: how many inputs ran and how much compiled code they reused (the cache
+ * of hz_protocol_run), for the throughput bench. */
 static void print_counts(void)
 {
-    if (proto != NULL && ninputs > 0)
-        fprintf(stderr, "tracefuzz fuzz target: %lu inputs, %lu reused compiled code, "
-                "%lu invalid, %lu nondeterministic\n", ninputs,
-                hz_protocol_code_hits(proto), ninvalid, nnondet);
+    if (proto == NULL || ninputs == 0)
+        return;
+    HzCodeCacheStats cs = hz_protocol_code_stats(proto);
+    fprintf(stderr, "tracefuzz fuzz target: %lu inputs, %lu reused compiled code, "
+            "%lu of %lu pieces reused, %lu invalid, %lu nondeterministic\n", ninputs,
+            cs.source_hits, cs.piece_hits, cs.pieces, ninvalid, nnondet);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -169,6 +171,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         PyErr_Clear();   /* a tracer without last_trace: no resolution feedback */
     }
     proto = hz_protocol_new(&target);
+    /* Eager run 2 only for inputs the target disagrees on (hz_protocol.h). */
+    hz_protocol_set_fast(proto, !env_flag("TRACEFUZZ_FULL_PROTOCOL"));
     fprintf(stderr, "tracefuzz fuzz target: target %s%s%s, faults %s\n", target.name,
             python_cov ? " (Python line coverage)" : "", strict ? ", strict" : "",
             faults && *faults ? faults : "none");

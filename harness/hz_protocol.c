@@ -4,6 +4,7 @@
  * snapshots, args); run_clear releases them all, so dropping a Run drops the
  * program's world (collected by the periodic PyGC_Collect when it has cycles). */
 #include "hz_protocol.h"
+#include "hz_codecache.h"
 #include "hz_embed.h"
 #include "hz_program.h"
 
@@ -13,30 +14,13 @@
 /* A full collection costs ~0.3-0.9 ms (TOOLCHAIN.md): not per input. */
 #define HZ_GC_EVERY 100
 
-/* Compiled code by source: compiling is most of an input's time (~2 ms for a
- * full-size program, docs/FUZZING.md) and libFuzzer runs the same source again
- * (a byte mutation of bytes the decoder never reads, a re-encoded edit that comes
- * back to a known program, the corpus replayed). Direct-mapped, keyed by the full
- * source and filename (compared, not only hashed). Running a cached code object is
- * what the second and third runs of an input already do: every run execs the module
- * code in a fresh namespace, so classes and functions are new each time, and the
- * target's state is per jit object. */
-#define HZ_CODE_CACHE 64
-
-typedef struct {
-    uint64_t hash;
-    char *source;                  /* malloc'd, or NULL for an empty slot */
-    char *filename;                /* malloc'd */
-    PyObject *code;                /* owned */
-} HzCodeEntry;
-
 struct HzProtocol {
     const HzTarget *target;
     PyObject *provenance_error;   /* owned: tfjit.ProvenanceError, or NULL */
     PyObject *limit_exceeded;     /* owned: tfjit.LimitExceeded, or NULL */
     unsigned long inputs;
-    unsigned long code_hits;
-    HzCodeEntry code_cache[HZ_CODE_CACHE];
+    HzCodeCache *code;             /* owned */
+    bool fast;                     /* hz_protocol_set_fast */
 };
 
 typedef enum { RUN_EAGER, RUN_TARGET } RunMode;
@@ -116,67 +100,20 @@ HzProtocol *hz_protocol_new(const HzTarget *target)
     p->target = target;
     p->provenance_error = tfjit_exception("ProvenanceError");
     p->limit_exceeded = tfjit_exception("LimitExceeded");
+    p->code = hz_codecache_new();
     return p;
 }
 
-static void code_entry_clear(HzCodeEntry *e)
+HzCodeCacheStats hz_protocol_code_stats(const HzProtocol *p)
 {
-    free(e->source);
-    free(e->filename);
-    Py_CLEAR(e->code);
-    memset(e, 0, sizeof *e);
-}
-
-/* FNV-1a, 64 bits, of the source then the filename. */
-static uint64_t code_key(const char *source, const char *filename)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (const char *s = source; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    h = (h ^ 0xffu) * 1099511628211ull;
-    for (const char *s = filename; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    return h;
-}
-
-/* The code of source, compiled once per distinct (source, filename) while it stays
- * in the cache. Returns a new reference, or NULL with the compile error set (errors
- * are not cached). */
-static PyObject *compile_cached(HzProtocol *p, const char *source, const char *filename)
-{
-    uint64_t h = code_key(source, filename);
-    HzCodeEntry *e = &p->code_cache[h % HZ_CODE_CACHE];
-    if (e->code != NULL && e->hash == h && strcmp(e->source, source) == 0 &&
-        strcmp(e->filename, filename) == 0) {
-        p->code_hits++;
-        return Py_NewRef(e->code);
-    }
-    PyObject *code = Py_CompileStringExFlags(source, filename, Py_file_input, NULL, 0);
-    if (code == NULL)
-        return NULL;
-    code_entry_clear(e);
-    e->source = strdup(source);
-    e->filename = strdup(filename);
-    if (e->source == NULL || e->filename == NULL) {   /* not cached: still compiled */
-        code_entry_clear(e);
-        return code;
-    }
-    e->hash = h;
-    e->code = Py_NewRef(code);
-    return code;
-}
-
-unsigned long hz_protocol_code_hits(const HzProtocol *p)
-{
-    return p->code_hits;
+    return hz_codecache_stats(p->code);
 }
 
 void hz_protocol_free(HzProtocol *p)
 {
     if (p == NULL)
         return;
-    for (int i = 0; i < HZ_CODE_CACHE; i++)
-        code_entry_clear(&p->code_cache[i]);
+    hz_codecache_free(p->code);
     Py_XDECREF(p->provenance_error);
     Py_XDECREF(p->limit_exceeded);
     free(p);
@@ -352,12 +289,15 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
         goto nomem;
     }
     Py_DECREF(name);
-    PyObject *res = PyEval_EvalCode(code, r->ns, r->ns);
-    if (res == NULL) {
-        fail_run(r, mode, "the module body", 0);
-        goto done;
+    /* code: the module's pieces (hz_codecache.h), run in order as the module body */
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(code); i++) {
+        PyObject *res = PyEval_EvalCode(PyTuple_GET_ITEM(code, i), r->ns, r->ns);
+        if (res == NULL) {
+            fail_run(r, mode, "the module body", 0);
+            goto done;
+        }
+        Py_DECREF(res);
     }
-    Py_DECREF(res);
 
     make = PyDict_GetItemString(r->ns, "make");
     program = PyDict_GetItemString(r->ns, "program");
@@ -521,8 +461,21 @@ static char *obs_text(const OrObservation *o)
     return t;
 }
 
-int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
-                    const HzProtocolHooks *hooks, HzOutcome *out)
+void hz_protocol_set_fast(HzProtocol *p, bool fast)
+{
+    p->fast = fast;
+}
+
+/* The protocol of one input. Full: eager 1, eager 2, target, then the verdict of the
+ * three. Fast (no hooks): eager 1 and the target only, decided as if eager 2 had
+ * seen what eager 1 saw. That verdict stands when it is OK (whatever eager 2 would
+ * have seen, the target agreed with a real eager run) or INVALID (decided by eager
+ * 1 alone, as in the full protocol); anything else returns 1 without filling out,
+ * and the caller runs the full protocol, so a finding is always decided, reported
+ * and signed by the full protocol, in its order. Observation texts are filled in
+ * full runs only. Returns 0, 1 (fast only) or -1 on out-of-memory. */
+static int run_protocol(HzProtocol *p, const char *source, const char *filename,
+                        const HzProtocolHooks *hooks, bool fast, HzOutcome *out)
 {
     memset(out, 0, sizeof *out);
     Run e1, e2, t;
@@ -537,7 +490,7 @@ int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
     in.program_source = source;
     in.hint_desc_kind = single_desc_kind(source);
 
-    PyObject *code = compile_cached(p, source, filename);   /* new */
+    PyObject *code = hz_codecache_get(p->code, source, filename, !fast);   /* new */
     if (code == NULL) {
         char *text = hz_exception_text(0);
         why = xprintf("the source does not compile: %s%s", text, NULL);
@@ -552,17 +505,19 @@ int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
     }
     observe(&e1, &o1);
     have1 = true;
-    run_once(p, code, filename, RUN_EAGER, NULL, hooks, &e2);
-    if (e2.failed) {
-        /* Run 1 got through: the program behaves differently each time. */
-        why = xprintf("eager run 2 (run 1 succeeded, so the program is "
-                      "nondeterministic): %s%s", e2.why, NULL);
-        goto decide;
+    if (!fast) {
+        run_once(p, code, filename, RUN_EAGER, NULL, hooks, &e2);
+        if (e2.failed) {
+            /* Run 1 got through: the program behaves differently each time. */
+            why = xprintf("eager run 2 (run 1 succeeded, so the program is "
+                          "nondeterministic): %s%s", e2.why, NULL);
+            goto decide;
+        }
+        observe(&e2, &o2);
+        have2 = true;
+        if (hooks != NULL && hooks->eager_done != NULL)
+            hooks->eager_done(hooks->ctx, false, NULL, &o1, &o2);
     }
-    observe(&e2, &o2);
-    have2 = true;
-    if (hooks != NULL && hooks->eager_done != NULL)
-        hooks->eager_done(hooks->ctx, false, NULL, &o1, &o2);
 
     run_once(p, code, filename, RUN_TARGET, &e1, hooks, &t);
     observe(&t, &ot);
@@ -580,17 +535,25 @@ decide:
     }
     in.eager1 = have1 ? &o1 : NULL;
     in.eager2 = have2 ? &o2 : NULL;
+    if (fast && have1)
+        in.eager2 = &o1;
     in.target = havet ? &ot : NULL;
     OrVerdict v;
     memset(&v, 0, sizeof v);
     int rc = or_verdict_decide(&in, &v);
-    if (rc == 0) {
+    if (rc == 0 && fast && v.kind != OR_OK && v.kind != OR_INVALID) {
+        or_verdict_clear(&v);
+        rc = 1;
+    }
+    else if (rc == 0) {
         out->kind = v.kind;
         out->signature = v.signature;
         out->report = v.report;
-        out->obs_text[0] = have1 ? obs_text(&o1) : NULL;
-        out->obs_text[1] = have2 ? obs_text(&o2) : NULL;
-        out->obs_text[2] = havet ? obs_text(&ot) : NULL;
+        if (!fast) {
+            out->obs_text[0] = have1 ? obs_text(&o1) : NULL;
+            out->obs_text[1] = have2 ? obs_text(&o2) : NULL;
+            out->obs_text[2] = havet ? obs_text(&ot) : NULL;
+        }
     }
     if (have1)
         or_observation_clear(&o1);
@@ -603,6 +566,17 @@ decide:
     run_clear(&t);
     Py_XDECREF(code);
     free(why);
+    return rc;
+}
+
+int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
+                    const HzProtocolHooks *hooks, HzOutcome *out)
+{
+    int rc = 1;
+    if (p->fast && hooks == NULL)
+        rc = run_protocol(p, source, filename, NULL, true, out);
+    if (rc == 1)
+        rc = run_protocol(p, source, filename, hooks, false, out);
 
     if (++p->inputs % HZ_GC_EVERY == 0)
         PyGC_Collect();

@@ -18,6 +18,7 @@
 #ifndef HZ_PROTOCOL_H
 #define HZ_PROTOCOL_H
 
+#include "hz_codecache.h"
 #include "hz_target.h"
 #include "or_verdict.h"
 
@@ -58,9 +59,15 @@ void hz_protocol_free(HzProtocol *p);
 int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
                     const HzProtocolHooks *hooks, HzOutcome *out);
 
-/* How many inputs reused the compiled code of an earlier one with the same source
- * and filename (hz_protocol_run keeps the last 64 or so compiled sources). */
-unsigned long hz_protocol_code_hits(const HzProtocol *p);
+/* The compiled-code cache's counters (hz_codecache.h: sources and pieces reused). */
+HzCodeCacheStats hz_protocol_code_stats(const HzProtocol *p);
+
+/* Fast mode, for the in-process fuzz targets: an input whose eager run 1 and target
+ * run agree (or that is INVALID) is decided without eager run 2, and its outcome
+ * has no observation texts; every other input runs the full protocol again, so its
+ * verdict, report and texts are those of the full protocol. Applies to calls
+ * without hooks only. Off by default. */
+void hz_protocol_set_fast(HzProtocol *p, bool fast);
 
 /* The fixed module name programs run under (classes get it as __module__). */
 #define HZ_PROGRAM_MODULE "tfprog"

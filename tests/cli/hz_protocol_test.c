@@ -5,6 +5,7 @@
 #include "hz_protocol.h"
 #include "hz_target.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,12 +136,81 @@ static int test_verdicts(const char *srcdir)
     return bad;
 }
 
+/* Runs src in fast and full mode; the outcomes must agree on kind, signature and
+ * report, and the fast one has texts exactly when its verdict is not OK. */
+static int same_as_full(HzProtocol *p, const char *src, OrVerdictKind want, bool reports)
+{
+    HzOutcome fast, full;
+    hz_protocol_set_fast(p, true);
+    int rc1 = hz_protocol_run(p, src, "<tfprog>", NULL, &fast);
+    hz_protocol_set_fast(p, false);
+    int rc2 = hz_protocol_run(p, src, "<tfprog>", NULL, &full);
+    if (rc1 < 0 || rc2 < 0)
+        return 1;
+    int bad = 0;
+    if (fast.kind != want || full.kind != want) {
+        fprintf(stderr, "fast %s, full %s, expected %s\n", or_verdict_name(fast.kind),
+                or_verdict_name(full.kind), or_verdict_name(want));
+        bad = 1;
+    }
+    if (strcmp(fast.signature, full.signature) != 0 ||
+        (reports && strcmp(fast.report, full.report) != 0)) {
+        fprintf(stderr, "fast and full differ:\n%s\n%s\n----\n%s\n%s\n", fast.signature,
+                fast.report, full.signature, full.report);
+        bad = 1;
+    }
+    bool texts = fast.obs_text[0] != NULL;
+    if (texts != (want != OR_OK && want != OR_INVALID) ||
+        (want != OR_INVALID && full.obs_text[0] == NULL)) {
+        fprintf(stderr, "observation texts: fast %s, full %s\n", texts ? "yes" : "no",
+                full.obs_text[0] ? "yes" : "no");
+        bad = 1;
+    }
+    hz_outcome_clear(&fast);
+    hz_outcome_clear(&full);
+    return bad;
+}
+
+/* Fast mode (hz_protocol_set_fast): the same verdicts and reports as the full
+ * protocol: OK on identity, the toy bug's mismatch, a nondeterministic program
+ * (which fast mode first sees as a disagreement with the target). */
+static int test_fast(const char *srcdir)
+{
+    char spec[4096], dir[4096];
+    snprintf(spec, sizeof spec, "%s/tests/targets/memo_silent.py:jit", srcdir);
+    snprintf(dir, sizeof dir, "%s/tests/targets", srcdir);
+    HzTarget t;
+    if (setup(spec, dir, &t) < 0)
+        return 1;
+    HzProtocol *p = hz_protocol_new(&t);
+    static const char nondet[] =
+        "import builtins\n"
+        "def make():\n    return ()\n"
+        "def program():\n"
+        "    builtins.tf_calls = getattr(builtins, 'tf_calls', 0) + 1\n"
+        "    return builtins.tf_calls % 2\n";
+    static const char plain[] =
+        "class A:\n    x = 1\n"
+        "def make():\n    return (A(),)\n"
+        "def program(a):\n    return a.x\n";
+    /* (the nondeterministic program's reports show different values each time) */
+    int bad = same_as_full(p, motivating, OR_MISMATCH_EVENTS, true) ||
+              same_as_full(p, nondet, OR_NONDETERMINISTIC, false) ||
+              same_as_full(p, plain, OR_OK, true) ||
+              same_as_full(p, "def make(:\n", OR_INVALID, true);
+    hz_protocol_free(p);
+    hz_target_clear(&t);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "fast") == 0)
+        return test_fast(argv[2]);
     if (argc > 1 && strcmp(argv[1], "no_leak") == 0)
         return test_no_leak();
     if (argc > 2 && strcmp(argv[1], "verdicts") == 0)
         return test_verdicts(argv[2]);
-    fprintf(stderr, "usage: hz_protocol_test no_leak | verdicts SRCDIR\n");
+    fprintf(stderr, "usage: hz_protocol_test no_leak | verdicts SRCDIR | fast SRCDIR\n");
     return 2;
 }

@@ -1,0 +1,277 @@
+/* hz_codecache.c: compiled program code cached by top-level piece (see
+ * hz_codecache.h).
+ *
+ * Two direct-mapped tables, keyed by FNV-1a hashes and confirmed by comparing the
+ * full text: whole sources -> their tuple of piece codes (a rerun of a known input
+ * costs one hash), and pieces -> code. Code objects are immutable as far as running
+ * them goes (CPython 3.11 specialises a copy of the bytecode in place, which is
+ * invisible to programs), so one code object serves every run of every input that
+ * has the piece, as it already served the three runs of one input. */
+#include "hz_codecache.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HZ_SOURCE_SLOTS 64
+#define HZ_PIECE_SLOTS 1024
+#define HZ_MAX_PIECES 256     /* more top-level pieces than this: the rest is one */
+
+typedef struct {
+    uint64_t hash;
+    int line;              /* first line of the piece (1 for whole sources) */
+    char *text;            /* malloc'd; NULL for an empty slot */
+    char *filename;        /* malloc'd */
+    PyObject *code;        /* owned: a code object (pieces) or a tuple (sources) */
+} Entry;
+
+struct HzCodeCache {
+    Entry sources[HZ_SOURCE_SLOTS];
+    Entry pieces[HZ_PIECE_SLOTS];
+    HzCodeCacheStats stats;
+};
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The key of a text: its line is not part of it (see entry_find). */
+static uint64_t key(const char *text, size_t n, const char *filename)
+{
+    uint64_t h = 14695981039346656037ull;
+    h = fnv(h, text, n);
+    h = (h ^ 0xffu) * 1099511628211ull;
+    return fnv(h, filename, strlen(filename));
+}
+
+static void entry_clear(Entry *e)
+{
+    free(e->text);
+    free(e->filename);
+    Py_CLEAR(e->code);
+    memset(e, 0, sizeof *e);
+}
+
+/* Returns the cached object (borrowed) for (text[0..n), filename), or NULL; at
+ * `line` unless line is 0 (any line will do). */
+static PyObject *entry_find(const Entry *e, uint64_t h, int line, const char *text, size_t n,
+                            const char *filename)
+{
+    if (e->code == NULL || e->hash != h || (line != 0 && e->line != line) ||
+        strlen(e->text) != n ||
+        memcmp(e->text, text, n) != 0 || strcmp(e->filename, filename) != 0)
+        return NULL;
+    return e->code;
+}
+
+/* Stores obj (a new reference is taken) in e; on out-of-memory leaves e empty. */
+static void entry_store(Entry *e, uint64_t h, int line, const char *text, size_t n,
+                        const char *filename, PyObject *obj)
+{
+    entry_clear(e);
+    e->text = malloc(n + 1);
+    e->filename = strdup(filename);
+    if (e->text == NULL || e->filename == NULL) {
+        entry_clear(e);
+        return;
+    }
+    memcpy(e->text, text, n);
+    e->text[n] = '\0';
+    e->hash = h;
+    e->line = line;
+    e->code = Py_NewRef(obj);
+}
+
+HzCodeCache *hz_codecache_new(void)
+{
+    HzCodeCache *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        abort();
+    return c;
+}
+
+void hz_codecache_free(HzCodeCache *c)
+{
+    if (c == NULL)
+        return;
+    for (int i = 0; i < HZ_SOURCE_SLOTS; i++)
+        entry_clear(&c->sources[i]);
+    for (int i = 0; i < HZ_PIECE_SLOTS; i++)
+        entry_clear(&c->pieces[i]);
+    free(c);
+}
+
+HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
+{
+    return c->stats;
+}
+
+/* ---- the cut ---- */
+
+static bool starts_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    return strncmp(s, word, n) == 0 &&
+           (s[n] == ' ' || s[n] == '\t' || s[n] == ':' || s[n] == '(');
+}
+
+/* A column-0 line that continues the statement before it (else:, except E:, ...). */
+static bool continues_statement(const char *s)
+{
+    return starts_word(s, "else") || starts_word(s, "elif") || starts_word(s, "except") ||
+           starts_word(s, "finally");
+}
+
+/* A string literal (with its prefix, r"", b'', f"""...) starting the line: as the
+ * first statement of a piece it would become a docstring and set __doc__. */
+static bool starts_string(const char *s)
+{
+    int i = 0;
+    while (i < 3 && s[i] != '\0' && strchr("rRbBuUfF", s[i]) != NULL)
+        i++;
+    return s[i] == '"' || s[i] == '\'';
+}
+
+static bool opens_piece(const char *s)
+{
+    return s[0] == '@' || starts_word(s, "def") || starts_word(s, "class") ||
+           strncmp(s, "async def ", 10) == 0;
+}
+
+int hz_codecache_cut(const char *source, size_t *starts, int cap)
+{
+    int n = 0;
+    if (cap > 0)
+        starts[0] = 0;
+    n = 1;
+    if (strstr(source, "__future__") != NULL)   /* a future import binds its piece only */
+        return 1;
+    bool in_def = false;          /* the current piece is a class or def statement */
+    bool after_decorator = false; /* the last column-0 line was a decorator */
+    for (const char *p = source; *p != '\0';) {
+        const char *nl = strchr(p, '\n');
+        char c = p[0];
+        bool significant = c != ' ' && c != '\t' && c != '#' && c != '\n' && c != '\r';
+        if (significant && (c == '@' || c == '_' || (c >= 'a' && c <= 'z') ||
+                            (c >= 'A' && c <= 'Z'))) {
+            bool opens = opens_piece(p);
+            bool cut = p != source && !after_decorator && !continues_statement(p) &&
+                       !starts_string(p) && (opens || in_def);
+            if (cut) {
+                if (n < cap)
+                    starts[n] = (size_t)(p - source);
+                n++;
+                if (n >= HZ_MAX_PIECES)
+                    return n;
+            }
+            if (cut || p == source)
+                in_def = opens;
+            after_decorator = c == '@';
+        }
+        else if (significant) {
+            after_decorator = false;
+        }
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    return n;
+}
+
+/* ---- compiling ---- */
+
+/* Returns a new reference to the code of source[start..end) compiled as lines
+ * `line`.. of filename (padded with newlines), or NULL with the error set. */
+static PyObject *compile_piece(const char *source, size_t start, size_t end, int line,
+                               const char *filename)
+{
+    size_t pad = (size_t)(line - 1), n = end - start;
+    char *buf = malloc(pad + n + 1);
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    memset(buf, '\n', pad);
+    memcpy(buf + pad, source + start, n);
+    buf[pad + n] = '\0';
+    PyObject *code = Py_CompileStringExFlags(buf, filename, Py_file_input, NULL, 0);
+    free(buf);
+    return code;
+}
+
+/* Returns a new reference to the 1-tuple of the whole source's code, or NULL. */
+static PyObject *compile_whole(const char *source, const char *filename)
+{
+    PyObject *code = Py_CompileStringExFlags(source, filename, Py_file_input, NULL, 0);
+    if (code == NULL)
+        return NULL;
+    PyObject *t = PyTuple_Pack(1, code);
+    Py_DECREF(code);
+    return t;
+}
+
+/* Returns a new reference to the tuple of piece codes, or NULL with an exception
+ * set (the whole source's compile error when a piece does not compile). */
+static PyObject *compile_pieces(HzCodeCache *c, const char *source, const char *filename,
+                                bool exact)
+{
+    size_t starts[HZ_MAX_PIECES];
+    int n = hz_codecache_cut(source, starts, HZ_MAX_PIECES);
+    if (n > HZ_MAX_PIECES)
+        n = HZ_MAX_PIECES;
+    size_t len = strlen(source);
+    if (n == 1)
+        return compile_whole(source, filename);
+    PyObject *tuple = PyTuple_New(n);
+    if (tuple == NULL)
+        return NULL;
+    int line = 1;
+    size_t counted = 0;   /* newlines counted up to here */
+    for (int i = 0; i < n; i++) {
+        size_t start = starts[i], end = i + 1 < n ? starts[i + 1] : len;
+        for (; counted < start; counted++)
+            line += source[counted] == '\n';
+        const char *text = source + start;
+        uint64_t h = key(text, end - start, filename);
+        Entry *e = &c->pieces[h % HZ_PIECE_SLOTS];
+        c->stats.pieces++;
+        PyObject *code = entry_find(e, h, exact ? line : 0, text, end - start, filename);
+        if (code != NULL) {
+            c->stats.piece_hits++;
+            Py_INCREF(code);
+        }
+        else {
+            code = compile_piece(source, start, end, line, filename);
+            if (code == NULL) {   /* not cuttable here, or not Python at all */
+                Py_DECREF(tuple);
+                PyErr_Clear();
+                return compile_whole(source, filename);
+            }
+            entry_store(e, h, line, text, end - start, filename, code);
+        }
+        PyTuple_SET_ITEM(tuple, i, code);
+    }
+    return tuple;
+}
+
+PyObject *hz_codecache_get(HzCodeCache *c, const char *source, const char *filename,
+                           bool exact_lines)
+{
+    size_t len = strlen(source);
+    uint64_t h = key(source, len, filename);
+    Entry *e = &c->sources[h % HZ_SOURCE_SLOTS];
+    c->stats.sources++;
+    /* line 2 marks a source whose pieces are all at their own lines, 1 one that may
+     * have reused pieces compiled at other lines */
+    PyObject *found = entry_find(e, h, exact_lines ? 2 : 0, source, len, filename);
+    if (found != NULL) {
+        c->stats.source_hits++;
+        return Py_NewRef(found);
+    }
+    PyObject *codes = compile_pieces(c, source, filename, exact_lines);
+    if (codes != NULL)
+        entry_store(e, h, exact_lines ? 2 : 1, source, len, filename, codes);
+    return codes;
+}
