@@ -19,6 +19,7 @@
 #include "tr_attr.h"
 #include "tr_reuse.h"
 #include "tr_provcheck.h"
+#include "tr_ops.h"
 
 /* ---- the opcode table (tr_opcodes.def) ---- */
 
@@ -144,55 +145,6 @@ static void check_stack_effect(TrFrame *f, int op, int oparg, int sp_before, int
     }
 }
 
-static void unbound_local(PyCodeObject *co, int i)
-{
-    PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, i);
-    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(co->co_localspluskinds);
-    if (kinds[i] & TR_FAST_FREE)
-        PyErr_Format(PyExc_NameError,
-                     "cannot access free variable '%S' where it is not associated with a value"
-                     " in enclosing scope", name);
-    else
-        PyErr_Format(PyExc_UnboundLocalError,
-                     "cannot access local variable '%S' where it is not associated with a value",
-                     name);
-}
-
-/* BINARY_OP's operation by oparg (NB_ADD ... NB_INPLACE_XOR): a new reference or NULL. */
-static PyObject *binary_op(int oparg, PyObject *a, PyObject *b)
-{
-    switch (oparg) {
-    case 0: return PyNumber_Add(a, b);
-    case 1: return PyNumber_And(a, b);
-    case 2: return PyNumber_FloorDivide(a, b);
-    case 3: return PyNumber_Lshift(a, b);
-    case 4: return PyNumber_MatrixMultiply(a, b);
-    case 5: return PyNumber_Multiply(a, b);
-    case 6: return PyNumber_Remainder(a, b);
-    case 7: return PyNumber_Or(a, b);
-    case 8: return PyNumber_Power(a, b, Py_None);
-    case 9: return PyNumber_Rshift(a, b);
-    case 10: return PyNumber_Subtract(a, b);
-    case 11: return PyNumber_TrueDivide(a, b);
-    case 12: return PyNumber_Xor(a, b);
-    case 13: return PyNumber_InPlaceAdd(a, b);
-    case 14: return PyNumber_InPlaceAnd(a, b);
-    case 15: return PyNumber_InPlaceFloorDivide(a, b);
-    case 16: return PyNumber_InPlaceLshift(a, b);
-    case 17: return PyNumber_InPlaceMatrixMultiply(a, b);
-    case 18: return PyNumber_InPlaceMultiply(a, b);
-    case 19: return PyNumber_InPlaceRemainder(a, b);
-    case 20: return PyNumber_InPlaceOr(a, b);
-    case 21: return PyNumber_InPlacePower(a, b, Py_None);
-    case 22: return PyNumber_InPlaceRshift(a, b);
-    case 23: return PyNumber_InPlaceSubtract(a, b);
-    case 24: return PyNumber_InPlaceTrueDivide(a, b);
-    case 25: return PyNumber_InPlaceXor(a, b);
-    }
-    PyErr_Format(PyExc_SystemError, "tracer: bad BINARY_OP oparg %d", oparg);
-    return NULL;
-}
-
 static const char *const binop_symbols[26] = {
     "+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^",
     "+=", "&=", "//=", "<<=", "@=", "*=", "%=", "|=", "**=", ">>=", "-=", "/=", "^=",
@@ -230,38 +182,6 @@ static TrProv *prov_op(TrProvKind kind, TrProv *a, TrProv *b, const char *sym, i
         }
     }
     return mkprov(kind, a, b, name, index);
-}
-
-/* The globals lookup of LOAD_GLOBAL / LOAD_NAME: new ref, *builtin says where it
- * was found; NULL without exception when absent. */
-static PyObject *load_global(TrFrame *f, PyObject *name, int *builtin)
-{
-    PyObject *v;
-    *builtin = 0;
-    if (PyDict_CheckExact(f->globals)) {
-        v = PyDict_GetItemWithError(f->globals, name);
-        if (v != NULL)
-            return Py_NewRef(v);
-        if (PyErr_Occurred())
-            return NULL;
-    }
-    else {
-        v = PyObject_GetItem(f->globals, name);
-        if (v != NULL)
-            return v;
-        if (!PyErr_ExceptionMatches(PyExc_KeyError))
-            return NULL;
-        PyErr_Clear();
-    }
-    *builtin = 1;
-    if (PyDict_CheckExact(f->builtins)) {
-        v = PyDict_GetItemWithError(f->builtins, name);
-        return v != NULL ? Py_NewRef(v) : NULL;
-    }
-    v = PyObject_GetItem(f->builtins, name);
-    if (v == NULL && PyErr_ExceptionMatches(PyExc_KeyError))
-        PyErr_Clear();
-    return v;
 }
 
 /* CALL_FUNCTION_EX: flattens callargs (a tuple) and kwargs (a dict) into a vector
@@ -572,7 +492,7 @@ dispatch:
     case TR_OP_LOAD_FAST: {        /* ( -- v) */
         TrValue v = fastlocals[oparg];
         if (v.obj == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         PUSH(tr_value_dup(v));
@@ -588,7 +508,7 @@ dispatch:
 
     case TR_OP_DELETE_FAST: {      /* ( -- ) */
         if (fastlocals[oparg].obj == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         tr_value_clear(&fastlocals[oparg]);
@@ -619,12 +539,9 @@ dispatch:
     case TR_OP_LOAD_GLOBAL: {      /* ( -- [NULL] v) */
         PyObject *name = GETNAME(oparg >> 1);
         int builtin;
-        PyObject *v = load_global(f, name, &builtin);
-        if (v == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+        PyObject *v = tr_op_load_global(f->globals, f->builtins, name, &builtin);
+        if (v == NULL)
             goto error;
-        }
         if (oparg & 1)
             PUSH_OBJ(NULL, NULL);
         PUSH_OBJ(v, mkprov(builtin ? TR_PROV_BUILTIN : TR_PROV_GLOBAL, NULL, NULL, name, 0));
@@ -645,10 +562,8 @@ dispatch:
     case TR_OP_DELETE_GLOBAL: {    /* ( -- ) */
         PyObject *name = GETNAME(oparg);
         if (PyDict_DelItem(f->globals, name) < 0) {
-            if (PyErr_ExceptionMatches(PyExc_KeyError)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
-            }
+            if (PyErr_ExceptionMatches(PyExc_KeyError))
+                tr_op_name_error(name);
             goto error;
         }
         DISPATCH();
@@ -668,12 +583,9 @@ dispatch:
                 goto error;
             PyErr_Clear();
             int builtin;
-            v = load_global(f, name, &builtin);
-            if (v == NULL) {
-                if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+            v = tr_op_load_global(f->globals, f->builtins, name, &builtin);
+            if (v == NULL)
                 goto error;
-            }
             p = mkprov(builtin ? TR_PROV_BUILTIN : TR_PROV_GLOBAL, NULL, NULL, name, 0);
         }
         else {
@@ -704,10 +616,8 @@ dispatch:
             goto error;
         }
         if (PyObject_DelItem(f->locals, name) < 0) {
-            if (PyErr_ExceptionMatches(PyExc_KeyError)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
-            }
+            if (PyErr_ExceptionMatches(PyExc_KeyError))
+                tr_op_name_error(name);
             goto error;
         }
         DISPATCH();
@@ -741,7 +651,7 @@ dispatch:
     case TR_OP_LOAD_CLOSURE: {     /* ( -- cell) */
         TrValue v = fastlocals[oparg];
         if (v.obj == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         PUSH(tr_value_dup(v));
@@ -752,7 +662,7 @@ dispatch:
         PyObject *cell = fastlocals[oparg].obj;
         PyObject *v = cell != NULL ? PyCell_GET(cell) : NULL;
         if (v == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         PUSH_OBJ(Py_NewRef(v), mkprov(TR_PROV_CELL, NULL, NULL,
@@ -775,7 +685,7 @@ dispatch:
             PyObject *cell = fastlocals[oparg].obj;
             v = cell != NULL ? PyCell_GET(cell) : NULL;
             if (v == NULL) {
-                unbound_local(co, oparg);
+                tr_op_unbound_local(co, oparg);
                 goto error;
             }
             Py_INCREF(v);
@@ -798,7 +708,7 @@ dispatch:
         PyObject *cell = fastlocals[oparg].obj;
         PyObject *old = PyCell_GET(cell);
         if (old == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         PyCell_SET(cell, NULL);
@@ -811,25 +721,9 @@ dispatch:
     case TR_OP_UNARY_INVERT:
     case TR_OP_UNARY_NOT: {
         TrValue v = TOP();
-        PyObject *r;
-        const char *sym;
-        if (op == TR_OP_UNARY_NOT) {
-            int t = PyObject_IsTrue(v.obj);
-            r = t < 0 ? NULL : Py_NewRef(t ? Py_False : Py_True);
-            sym = "not";
-        }
-        else if (op == TR_OP_UNARY_POSITIVE) {
-            r = PyNumber_Positive(v.obj);
-            sym = "+";
-        }
-        else if (op == TR_OP_UNARY_NEGATIVE) {
-            r = PyNumber_Negative(v.obj);
-            sym = "-";
-        }
-        else {
-            r = PyNumber_Invert(v.obj);
-            sym = "~";
-        }
+        PyObject *r = tr_op_unary(op, v.obj);
+        const char *sym = op == TR_OP_UNARY_NOT ? "not" : op == TR_OP_UNARY_POSITIVE ? "+"
+                        : op == TR_OP_UNARY_NEGATIVE ? "-" : "~";
         note_opaque(run, v.obj, NULL);
         if (r == NULL)
             goto error;
@@ -840,7 +734,7 @@ dispatch:
 
     case TR_OP_BINARY_OP: {        /* (a b -- r) */
         TrValue b = POP(), a = TOP();
-        PyObject *r = binary_op(oparg, a.obj, b.obj);
+        PyObject *r = tr_op_binary(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
         if (r == NULL) {
             tr_value_clear(&b);
@@ -855,12 +749,7 @@ dispatch:
 
     case TR_OP_COMPARE_OP: {       /* (a b -- r) */
         TrValue b = POP(), a = TOP();
-        if (oparg > Py_GE) {
-            PyErr_SetString(PyExc_SystemError, "tracer: bad COMPARE_OP");
-            tr_value_clear(&b);
-            goto error;
-        }
-        PyObject *r = PyObject_RichCompare(a.obj, b.obj, oparg);
+        PyObject *r = tr_op_compare(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
         if (r == NULL) {
             tr_value_clear(&b);
@@ -874,8 +763,7 @@ dispatch:
 
     case TR_OP_IS_OP: {            /* (a b -- bool) */
         TrValue b = POP(), a = TOP();
-        int res = (a.obj == b.obj) ^ oparg;
-        TOP() = tr_value_new(Py_NewRef(res ? Py_True : Py_False),
+        TOP() = tr_value_new(tr_op_is(a.obj, b.obj, oparg),
                              prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "is not" : "is", 0));
         tr_value_clear(&a);
         tr_value_clear(&b);
@@ -884,15 +772,13 @@ dispatch:
 
     case TR_OP_CONTAINS_OP: {      /* (a container -- bool) */
         TrValue b = POP(), a = TOP();
-        int res = PySequence_Contains(b.obj, a.obj);
+        PyObject *r = tr_op_contains(a.obj, b.obj, oparg);
         note_opaque(run, b.obj, a.obj);
-        if (res < 0) {
+        if (r == NULL) {
             tr_value_clear(&b);
             goto error;
         }
-        res ^= oparg;
-        TOP() = tr_value_new(Py_NewRef(res ? Py_True : Py_False),
-                             prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "not in" : "in", 0));
+        TOP() = tr_value_new(r, prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "not in" : "in", 0));
         tr_value_clear(&a);
         tr_value_clear(&b);
         DISPATCH();
@@ -900,7 +786,7 @@ dispatch:
 
     case TR_OP_BINARY_SUBSCR: {    /* (container key -- v) */
         TrValue key = POP(), c = TOP();
-        PyObject *r = PyObject_GetItem(c.obj, key.obj);
+        PyObject *r = tr_op_subscr(c.obj, key.obj);
         note_opaque(run, c.obj, key.obj);
         if (r == NULL) {
             tr_value_clear(&key);
@@ -916,7 +802,7 @@ dispatch:
 
     case TR_OP_STORE_SUBSCR: {     /* (v container key -- ) */
         TrValue key = POP(), c = POP(), v = POP();
-        int err = PyObject_SetItem(c.obj, key.obj, v.obj);
+        int err = tr_op_store_subscr(c.obj, key.obj, v.obj);
         if (PyDict_Check(c.obj))
             tr_attr_note_dict_write(run, c.obj);
         note_opaque(run, c.obj, key.obj);
@@ -930,7 +816,7 @@ dispatch:
 
     case TR_OP_DELETE_SUBSCR: {    /* (container key -- ) */
         TrValue key = POP(), c = POP();
-        int err = PyObject_DelItem(c.obj, key.obj);
+        int err = tr_op_delete_subscr(c.obj, key.obj);
         if (PyDict_Check(c.obj))
             tr_attr_note_dict_write(run, c.obj);
         note_opaque(run, c.obj, key.obj);

@@ -23,6 +23,7 @@
 #include "tr_attr.h"
 #include "tr_faults.h"
 #include "tr_provcheck.h"
+#include "tr_ops.h"
 
 /* ---- load forwarding ---- */
 #define TR_FWD_MAX 16
@@ -178,29 +179,6 @@ static PyObject *replay_load(TrReplayState *st, TrStep *s, PyObject *owner)
     return r;
 }
 
-static PyObject *binary_op(int oparg, PyObject *a, PyObject *b)   /* new ref or NULL */
-{
-    typedef PyObject *(*binfunc_t)(PyObject *, PyObject *);
-    static const binfunc_t fns[26] = {
-        PyNumber_Add, PyNumber_And, PyNumber_FloorDivide, PyNumber_Lshift,
-        PyNumber_MatrixMultiply, PyNumber_Multiply, PyNumber_Remainder, PyNumber_Or,
-        NULL, PyNumber_Rshift, PyNumber_Subtract, PyNumber_TrueDivide, PyNumber_Xor,
-        PyNumber_InPlaceAdd, PyNumber_InPlaceAnd, PyNumber_InPlaceFloorDivide,
-        PyNumber_InPlaceLshift, PyNumber_InPlaceMatrixMultiply, PyNumber_InPlaceMultiply,
-        PyNumber_InPlaceRemainder, PyNumber_InPlaceOr, NULL, PyNumber_InPlaceRshift,
-        PyNumber_InPlaceSubtract, PyNumber_InPlaceTrueDivide, PyNumber_InPlaceXor,
-    };
-    if (oparg == 8)
-        return PyNumber_Power(a, b, Py_None);
-    if (oparg == 21)
-        return PyNumber_InPlacePower(a, b, Py_None);
-    if (oparg < 0 || oparg >= 26 || fns[oparg] == NULL) {
-        PyErr_Format(PyExc_SystemError, "tracer: bad BINARY_OP oparg %d", oparg);
-        return NULL;
-    }
-    return fns[oparg](a, b);
-}
-
 /* 1 when no user code can run for operands a (and b): builtin scalars and exact
  * builtin containers, as the tracer's own rule (tr_is_plain_operands). */
 static int plain(PyObject *a, PyObject *b)
@@ -300,9 +278,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         case TR_OP_LOAD_FAST: {
             PyObject *v = f->localsplus[oparg].obj;
-            if (v == NULL) {           /* UnboundLocalError: the tracer says it */
-                next = prefix_start(f, here);
-                goto exit;
+            if (v == NULL) {
+                tr_op_unbound_local(co, oparg);
+                goto error;
             }
             PUSH_OBJ(Py_NewRef(v));
             break;
@@ -316,8 +294,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_DELETE_FAST:
             if (f->localsplus[oparg].obj == NULL) {
-                next = prefix_start(f, here);
-                goto exit;
+                tr_op_unbound_local(co, oparg);
+                goto error;
             }
             tr_value_clear(&f->localsplus[oparg]);
             break;
@@ -326,40 +304,25 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         case TR_OP_LOAD_GLOBAL: {
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg >> 1);
-            PyObject *v = NULL;
-            if (PyDict_CheckExact(f->globals) && PyDict_CheckExact(f->builtins)) {
-                v = PyDict_GetItemWithError(f->globals, name);
-                if (v == NULL && !PyErr_Occurred())
-                    v = PyDict_GetItemWithError(f->builtins, name);
-            }
-            if (v == NULL) {           /* NameError and odd namespaces: the tracer */
-                if (PyErr_Occurred())
-                    goto error;
-                next = prefix_start(f, here);
-                goto exit;
-            }
+            int builtin;
+            if (!PyDict_CheckExact(f->globals) || !PyDict_CheckExact(f->builtins))
+                fwd_forget_all(st);    /* a mapping's __getitem__ */
+            PyObject *v = tr_op_load_global(f->globals, f->builtins, name, &builtin);
+            if (v == NULL)
+                goto error;
             if (oparg & 1)
                 PUSH_OBJ(NULL);
-            PUSH_OBJ(Py_NewRef(v));
+            PUSH_OBJ(v);
             break;
         }
         case TR_OP_UNARY_POSITIVE:
         case TR_OP_UNARY_NEGATIVE:
         case TR_OP_UNARY_INVERT:
         case TR_OP_UNARY_NOT: {
-            PyObject *v = TOP().obj, *r;
+            PyObject *v = TOP().obj;
             if (!plain(v, NULL))
                 fwd_forget_all(st);
-            if (op == TR_OP_UNARY_NOT) {
-                int b = PyObject_IsTrue(v);
-                r = b < 0 ? NULL : Py_NewRef(b ? Py_False : Py_True);
-            }
-            else if (op == TR_OP_UNARY_POSITIVE)
-                r = PyNumber_Positive(v);
-            else if (op == TR_OP_UNARY_NEGATIVE)
-                r = PyNumber_Negative(v);
-            else
-                r = PyNumber_Invert(v);
+            PyObject *r = tr_op_unary(op, v);
             if (r == NULL)
                 goto error;
             SET_TOP_OBJ(r);
@@ -373,28 +336,23 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (!plain(a, b))
                 fwd_forget_all(st);
             if (op == TR_OP_BINARY_OP)
-                r = binary_op(oparg, a, b);
+                r = tr_op_binary(oparg, a, b);
             else if (op == TR_OP_COMPARE_OP)
-                r = oparg <= Py_GE ? PyObject_RichCompare(a, b, oparg) : NULL;
+                r = tr_op_compare(oparg, a, b);
             else if (op == TR_OP_BINARY_SUBSCR)
-                r = PyObject_GetItem(a, b);
-            else {
-                int c = PySequence_Contains(b, a);
-                r = c < 0 ? NULL : Py_NewRef((c ^ oparg) ? Py_True : Py_False);
-            }
-            if (r == NULL) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_SystemError, "tracer: bad COMPARE_OP");
+                r = tr_op_subscr(a, b);
+            else
+                r = tr_op_contains(a, b, oparg);
+            if (r == NULL)
                 goto error;
-            }
             CLEAR_VALUE(POP());
             SET_TOP_OBJ(r);
             break;
         }
         case TR_OP_IS_OP: {
-            int res = (PEEK(2).obj == TOP().obj) ^ oparg;
+            PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
             CLEAR_VALUE(POP());
-            SET_TOP_OBJ(Py_NewRef(res ? Py_True : Py_False));
+            SET_TOP_OBJ(r);
             break;
         }
         case TR_OP_STORE_SUBSCR:
@@ -402,9 +360,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             int err;
             fwd_forget_all(st);       /* a dict write may be an instance dict */
             if (op == TR_OP_STORE_SUBSCR)
-                err = PyObject_SetItem(PEEK(2).obj, TOP().obj, PEEK(3).obj);
+                err = tr_op_store_subscr(PEEK(2).obj, TOP().obj, PEEK(3).obj);
             else
-                err = PyObject_DelItem(PEEK(2).obj, TOP().obj);
+                err = tr_op_delete_subscr(PEEK(2).obj, TOP().obj);
             if (err < 0)
                 goto error;
             CLEAR_VALUE(POP());
