@@ -841,89 +841,51 @@ dispatch:
 
     case TR_OP_BUILD_TUPLE:        /* (v*n -- tuple) */
     case TR_OP_BUILD_LIST: {       /* (v*n -- list) */
-        PyObject *r = op == TR_OP_BUILD_TUPLE ? PyTuple_New(oparg) : PyList_New(oparg);
+        PyObject *r = op == TR_OP_BUILD_TUPLE ? tr_op_build_tuple(&PEEK(oparg), oparg)
+                                              : tr_op_build_list(&PEEK(oparg), oparg);
         if (r == NULL)
             goto error;
-        for (int i = oparg; i > 0; i--) {
-            TrValue v = POP();
-            if (op == TR_OP_BUILD_TUPLE)
-                PyTuple_SET_ITEM(r, i - 1, v.obj);
-            else
-                PyList_SET_ITEM(r, i - 1, v.obj);
-            tr_prov_decref(v.prov);
-        }
+        for (int i = 0; i < oparg; i++)
+            CLEAR_VALUE(POP());
         PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
         DISPATCH();
     }
 
     case TR_OP_BUILD_SET: {        /* (v*n -- set) */
-        PyObject *r = PySet_New(NULL);
-        int err = r == NULL ? -1 : 0;
-        for (int i = oparg; i > 0; i--) {
-            if (err == 0)
-                err = PySet_Add(r, PEEK(i).obj);
-        }
+        PyObject *r = tr_op_build_set(&PEEK(oparg), oparg);
         note_opaque(run, r, NULL);
         for (int i = 0; i < oparg; i++)
             CLEAR_VALUE(POP());
-        if (err < 0) {
-            Py_XDECREF(r);
+        if (r == NULL)
             goto error;
-        }
         PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
         DISPATCH();
     }
 
     case TR_OP_BUILD_MAP: {        /* (k v * n -- dict) */
-        PyObject *r = _PyDict_NewPresized(oparg);
-        int err = r == NULL ? -1 : 0;
-        for (int i = oparg; i > 0; i--) {
-            if (err == 0)
-                err = PyDict_SetItem(r, PEEK(2 * i).obj, PEEK(2 * i - 1).obj);
-        }
+        PyObject *r = tr_op_build_map(&PEEK(2 * oparg), oparg);
         for (int i = 0; i < 2 * oparg; i++)
             CLEAR_VALUE(POP());
-        if (err < 0) {
-            Py_XDECREF(r);
+        if (r == NULL)
             goto error;
-        }
         PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
         DISPATCH();
     }
 
     case TR_OP_BUILD_CONST_KEY_MAP: {  /* (v*n keys -- dict) */
         TrValue keys = POP();
-        if (!PyTuple_CheckExact(keys.obj) || PyTuple_GET_SIZE(keys.obj) != oparg) {
-            tr_value_clear(&keys);
-            PyErr_SetString(PyExc_SystemError, "bad BUILD_CONST_KEY_MAP keys argument");
-            goto error;
-        }
-        PyObject *r = _PyDict_NewPresized(oparg);
-        int err = r == NULL ? -1 : 0;
-        for (int i = 0; i < oparg && err == 0; i++)
-            err = PyDict_SetItem(r, PyTuple_GET_ITEM(keys.obj, i), PEEK(oparg - i).obj);
+        PyObject *r = tr_op_build_const_key_map(&PEEK(oparg), keys.obj, oparg);
         tr_value_clear(&keys);
         for (int i = 0; i < oparg; i++)
             CLEAR_VALUE(POP());
-        if (err < 0) {
-            Py_XDECREF(r);
+        if (r == NULL)
             goto error;
-        }
         PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
         DISPATCH();
     }
 
     case TR_OP_BUILD_STRING: {     /* (s*n -- str) */
-        PyObject *empty = PyUnicode_New(0, 0);
-        PyObject *items = empty != NULL ? PyTuple_New(oparg) : NULL;
-        PyObject *r = NULL;
-        if (items != NULL) {
-            for (int i = 0; i < oparg; i++)
-                PyTuple_SET_ITEM(items, i, Py_NewRef(PEEK(oparg - i).obj));
-            r = PyUnicode_Join(empty, items);
-        }
-        Py_XDECREF(items);
-        Py_XDECREF(empty);
+        PyObject *r = tr_op_build_string(&PEEK(oparg), oparg);
         for (int i = 0; i < oparg; i++)
             CLEAR_VALUE(POP());
         if (r == NULL)
@@ -937,7 +899,7 @@ dispatch:
         if (oparg == 3)
             step = POP();
         TrValue stop = POP(), start = TOP();
-        PyObject *r = PySlice_New(start.obj, stop.obj, step.obj);
+        PyObject *r = tr_op_build_slice(start.obj, stop.obj, step.obj);
         tr_value_clear(&step);
         tr_value_clear(&stop);
         if (r == NULL)
@@ -949,7 +911,7 @@ dispatch:
 
     case TR_OP_LIST_APPEND: {      /* (list ... v -- list ...) */
         TrValue v = POP();
-        int err = PyList_Append(PEEK(oparg).obj, v.obj);
+        int err = tr_op_list_append(PEEK(oparg).obj, v.obj);
         tr_value_clear(&v);
         if (err < 0)
             goto error;
@@ -958,7 +920,7 @@ dispatch:
 
     case TR_OP_SET_ADD: {          /* (set ... v -- set ...) */
         TrValue v = POP();
-        int err = PySet_Add(PEEK(oparg).obj, v.obj);
+        int err = tr_op_set_add(PEEK(oparg).obj, v.obj);
         note_opaque(run, v.obj, NULL);
         tr_value_clear(&v);
         if (err < 0)
@@ -968,7 +930,7 @@ dispatch:
 
     case TR_OP_MAP_ADD: {          /* (dict ... k v -- dict ...) */
         TrValue v = POP(), k = POP();
-        int err = PyDict_SetItem(PEEK(oparg).obj, k.obj, v.obj);
+        int err = tr_op_map_add(PEEK(oparg).obj, k.obj, v.obj);
         note_opaque(run, k.obj, NULL);
         tr_value_clear(&k);
         tr_value_clear(&v);
@@ -979,26 +941,17 @@ dispatch:
 
     case TR_OP_LIST_EXTEND: {      /* (list ... it -- list ...) */
         TrValue it = POP();
-        PyObject *none = _PyList_Extend((PyListObject *)PEEK(oparg).obj, it.obj);
+        int err = tr_op_list_extend(PEEK(oparg).obj, it.obj);
         note_opaque(run, it.obj, NULL);
-        if (none == NULL) {
-            if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(it.obj)->tp_iter == NULL &&
-                !PySequence_Check(it.obj)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_TypeError, "Value after * must be an iterable, not %.200s",
-                             Py_TYPE(it.obj)->tp_name);
-            }
-            tr_value_clear(&it);
-            goto error;
-        }
-        Py_DECREF(none);
         tr_value_clear(&it);
+        if (err < 0)
+            goto error;
         DISPATCH();
     }
 
     case TR_OP_SET_UPDATE: {       /* (set ... it -- set ...) */
         TrValue it = POP();
-        int err = _PySet_Update(PEEK(oparg).obj, it.obj);
+        int err = tr_op_set_update(PEEK(oparg).obj, it.obj);
         note_opaque(run, it.obj, NULL);
         tr_value_clear(&it);
         if (err < 0)
@@ -1008,37 +961,27 @@ dispatch:
 
     case TR_OP_DICT_UPDATE: {      /* (dict ... m -- dict ...) */
         TrValue m = POP();
-        int err = PyDict_Update(PEEK(oparg).obj, m.obj);
+        int err = tr_op_dict_update(PEEK(oparg).obj, m.obj);
         note_opaque(run, m.obj, NULL);
-        if (err < 0) {
-            if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_TypeError, "'%.200s' object is not a mapping",
-                             Py_TYPE(m.obj)->tp_name);
-            }
-            tr_value_clear(&m);
-            goto error;
-        }
         tr_value_clear(&m);
+        if (err < 0)
+            goto error;
         DISPATCH();
     }
 
     case TR_OP_DICT_MERGE: {       /* (func ... dict ... m -- same) */
         TrValue m = POP();
-        int err = _PyDict_MergeEx(PEEK(oparg).obj, m.obj, 2);
+        int err = tr_op_dict_merge(PEEK(oparg + 2).obj, PEEK(oparg).obj, m.obj);
         note_opaque(run, m.obj, NULL);
-        if (err < 0) {
-            tr_op_dict_merge_error(PEEK(oparg + 2).obj, m.obj);
-            tr_value_clear(&m);
-            goto error;
-        }
         tr_value_clear(&m);
+        if (err < 0)
+            goto error;
         DISPATCH();
     }
 
     case TR_OP_LIST_TO_TUPLE: {    /* (list -- tuple) */
         TrValue l = TOP();
-        PyObject *t = PyList_AsTuple(l.obj);
+        PyObject *t = tr_op_list_to_tuple(l.obj);
         if (t == NULL)
             goto error;
         TOP() = tr_value_new(t, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));

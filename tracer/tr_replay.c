@@ -373,65 +373,36 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_BUILD_TUPLE:
         case TR_OP_BUILD_LIST: {
-            PyObject *r = op == TR_OP_BUILD_TUPLE ? PyTuple_New(oparg) : PyList_New(oparg);
+            PyObject *r = op == TR_OP_BUILD_TUPLE ? tr_op_build_tuple(&PEEK(oparg), oparg)
+                                                  : tr_op_build_list(&PEEK(oparg), oparg);
             if (r == NULL)
                 goto error;
-            for (int k = oparg; k > 0; k--) {
-                TrValue v = POP();
-                if (op == TR_OP_BUILD_TUPLE)
-                    PyTuple_SET_ITEM(r, k - 1, v.obj);
-                else
-                    PyList_SET_ITEM(r, k - 1, v.obj);
-                tr_prov_decref(v.prov);
-            }
+            for (int k = 0; k < oparg; k++)
+                CLEAR_VALUE(POP());
             PUSH_OBJ(r);
             break;
         }
         case TR_OP_BUILD_MAP: {
-            PyObject *r = _PyDict_NewPresized(oparg);
-            int err = r == NULL ? -1 : 0;
             fwd_forget_all(st);       /* keys' __hash__ / __eq__ */
-            for (int k = oparg; k > 0 && err == 0; k--)
-                err = PyDict_SetItem(r, PEEK(2 * k).obj, PEEK(2 * k - 1).obj);
-            if (err < 0) {
-                Py_XDECREF(r);
+            PyObject *r = tr_op_build_map(&PEEK(2 * oparg), oparg);
+            if (r == NULL)
                 goto error;
-            }
             for (int k = 0; k < 2 * oparg; k++)
                 CLEAR_VALUE(POP());
             PUSH_OBJ(r);
             break;
         }
         case TR_OP_BUILD_CONST_KEY_MAP: {
-            PyObject *keys = TOP().obj;
-            if (!PyTuple_CheckExact(keys) || PyTuple_GET_SIZE(keys) != oparg) {
-                next = prefix_start(f, here);
-                goto exit;
-            }
-            PyObject *r = _PyDict_NewPresized(oparg);
-            int err = r == NULL ? -1 : 0;
-            for (int k = 0; k < oparg && err == 0; k++)
-                err = PyDict_SetItem(r, PyTuple_GET_ITEM(keys, k), PEEK(oparg + 1 - k).obj);
-            if (err < 0) {
-                Py_XDECREF(r);
+            PyObject *r = tr_op_build_const_key_map(&PEEK(oparg + 1), TOP().obj, oparg);
+            if (r == NULL)
                 goto error;
-            }
             for (int k = 0; k < oparg + 1; k++)
                 CLEAR_VALUE(POP());
             PUSH_OBJ(r);
             break;
         }
         case TR_OP_BUILD_STRING: {
-            PyObject *empty = PyUnicode_New(0, 0);
-            PyObject *items = empty != NULL ? PyTuple_New(oparg) : NULL;
-            PyObject *r = NULL;
-            if (items != NULL) {
-                for (int k = 0; k < oparg; k++)
-                    PyTuple_SET_ITEM(items, k, Py_NewRef(PEEK(oparg - k).obj));
-                r = PyUnicode_Join(empty, items);
-            }
-            Py_XDECREF(items);
-            Py_XDECREF(empty);
+            PyObject *r = tr_op_build_string(&PEEK(oparg), oparg);
             if (r == NULL)
                 goto error;
             for (int k = 0; k < oparg; k++)
@@ -440,24 +411,20 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_LIST_APPEND:
-            if (PyList_Append(PEEK(oparg + 1).obj, TOP().obj) < 0)
+            if (tr_op_list_append(PEEK(oparg + 1).obj, TOP().obj) < 0)
                 goto error;
             CLEAR_VALUE(POP());
             break;
         case TR_OP_LIST_EXTEND: {
-            if (!PyList_CheckExact(TOP().obj) && !PyTuple_CheckExact(TOP().obj)) {
-                next = prefix_start(f, here);           /* iterating runs user code: the tracer's message */
-                goto exit;
-            }
-            PyObject *none = _PyList_Extend((PyListObject *)PEEK(oparg + 1).obj, TOP().obj);
-            if (none == NULL)
+            if (!PyList_CheckExact(TOP().obj) && !PyTuple_CheckExact(TOP().obj))
+                fwd_forget_all(st);   /* iterating may run user code */
+            if (tr_op_list_extend(PEEK(oparg + 1).obj, TOP().obj) < 0)
                 goto error;
-            Py_DECREF(none);
             CLEAR_VALUE(POP());
             break;
         }
         case TR_OP_LIST_TO_TUPLE: {
-            PyObject *r = PyList_AsTuple(TOP().obj);
+            PyObject *r = tr_op_list_to_tuple(TOP().obj);
             if (r == NULL)
                 goto error;
             SET_TOP_OBJ(r);
