@@ -725,39 +725,38 @@ dispatch:
         const char *sym = op == TR_OP_UNARY_NOT ? "not" : op == TR_OP_UNARY_POSITIVE ? "+"
                         : op == TR_OP_UNARY_NEGATIVE ? "-" : "~";
         note_opaque(run, v.obj, NULL);
-        if (r == NULL)
+        if (r == NULL) {
+            tr_op_pop(f, 1);       /* ceval releases the operand before its error */
             goto error;
+        }
         TOP() = tr_value_new(r, prov_op(TR_PROV_UNOP, v.prov, NULL, sym, op));
         tr_value_clear(&v);
         DISPATCH();
     }
 
     case TR_OP_BINARY_OP: {        /* (a b -- r) */
-        TrValue b = POP(), a = TOP();
+        TrValue b = TOP(), a = SECOND();
         PyObject *r = tr_op_binary(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
-        if (r == NULL) {
-            tr_value_clear(&b);
+        TrProv *p = r == NULL ? NULL : prov_op(TR_PROV_BINOP, a.prov, b.prov,
+                                               oparg < 26 ? binop_symbols[oparg] : "?", oparg);
+        tr_op_pop(f, 2);           /* ceval's order: lhs, then rhs, also before an error */
+        if (r == NULL)
             goto error;
-        }
-        TOP() = tr_value_new(r, prov_op(TR_PROV_BINOP, a.prov, b.prov,
-                                        oparg < 26 ? binop_symbols[oparg] : "?", oparg));
-        tr_value_clear(&a);
-        tr_value_clear(&b);
+        PUSH_OBJ(r, p);
         DISPATCH();
     }
 
     case TR_OP_COMPARE_OP: {       /* (a b -- r) */
-        TrValue b = POP(), a = TOP();
+        TrValue b = TOP(), a = SECOND();
         PyObject *r = tr_op_compare(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
-        if (r == NULL) {
-            tr_value_clear(&b);
+        TrProv *p = r == NULL ? NULL : prov_op(TR_PROV_BINOP, a.prov, b.prov,
+                                               cmp_symbols[oparg], oparg);
+        tr_op_pop(f, 2);
+        if (r == NULL)
             goto error;
-        }
-        TOP() = tr_value_new(r, prov_op(TR_PROV_BINOP, a.prov, b.prov, cmp_symbols[oparg], oparg));
-        tr_value_clear(&a);
-        tr_value_clear(&b);
+        PUSH_OBJ(r, p);
         DISPATCH();
     }
 
@@ -775,6 +774,7 @@ dispatch:
         PyObject *r = tr_op_contains(a.obj, b.obj, oparg);
         note_opaque(run, b.obj, a.obj);
         if (r == NULL) {
+            CLEAR_VALUE(POP());    /* ceval releases the item, then the container */
             tr_value_clear(&b);
             goto error;
         }
@@ -789,6 +789,7 @@ dispatch:
         PyObject *r = tr_op_subscr(c.obj, key.obj);
         note_opaque(run, c.obj, key.obj);
         if (r == NULL) {
+            CLEAR_VALUE(POP());    /* ceval releases the container, then the key */
             tr_value_clear(&key);
             goto error;
         }
@@ -806,9 +807,9 @@ dispatch:
         if (PyDict_Check(c.obj))
             tr_attr_note_dict_write(run, c.obj);
         note_opaque(run, c.obj, key.obj);
-        tr_value_clear(&key);
+        tr_value_clear(&v);        /* ceval's order: value, container, key */
         tr_value_clear(&c);
-        tr_value_clear(&v);
+        tr_value_clear(&key);
         if (err < 0)
             goto error;
         DISPATCH();
@@ -820,8 +821,8 @@ dispatch:
         if (PyDict_Check(c.obj))
             tr_attr_note_dict_write(run, c.obj);
         note_opaque(run, c.obj, key.obj);
+        tr_value_clear(&c);        /* ceval's order: container, key */
         tr_value_clear(&key);
-        tr_value_clear(&c);
         if (err < 0)
             goto error;
         DISPATCH();
@@ -1036,7 +1037,7 @@ dispatch:
         }
         if (PyErr_Occurred())
             goto error;
-        PyObject *it = PyObject_GetIter(v.obj);
+        PyObject *it = tr_op_get_iter(v.obj);
         note_opaque(run, v.obj, NULL);
         if (it == NULL)
             goto error;
@@ -1060,7 +1061,7 @@ dispatch:
             Py_DECREF(fn);
         }
         else if (!PyErr_Occurred()) {
-            nv.obj = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
+            (void)tr_op_for_iter(it.obj, &nv.obj);   /* an error stays set for the check below */
             note_opaque(run, it.obj, NULL);
         }
         if (nv.obj != NULL) {
@@ -1069,11 +1070,8 @@ dispatch:
             PUSH(nv);
             DISPATCH();
         }
-        if (PyErr_Occurred()) {
-            if (!PyErr_ExceptionMatches(PyExc_StopIteration))
-                goto error;
-            PyErr_Clear();
-        }
+        if (tr_op_iter_end() < 0)
+            goto error;
         CLEAR_VALUE(POP());
         JUMPBY(oparg);
         DISPATCH();
@@ -1093,16 +1091,13 @@ dispatch:
     case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
     case TR_OP_POP_JUMP_BACKWARD_IF_TRUE: {
         TrValue c = POP();
-        int t = PyObject_IsTrue(c.obj);
+        int delta = 0;
+        int t = tr_op_pop_jump(op, oparg, c.obj, &delta);
         note_opaque(run, c.obj, NULL);
         tr_value_clear(&c);
         if (t < 0)
             goto error;
-        int want = op == TR_OP_POP_JUMP_FORWARD_IF_TRUE || op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
-        int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
-                       op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
-        if (t == want)
-            JUMPBY(backward ? -oparg : oparg);
+        JUMPBY(delta);
         DISPATCH();
     }
 
@@ -1111,23 +1106,20 @@ dispatch:
     case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
     case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
         TrValue c = POP();
-        int isnone = c.obj == Py_None;
+        int delta = 0;
+        (void)tr_op_pop_jump(op, oparg, c.obj, &delta);   /* an identity test: cannot fail */
         tr_value_clear(&c);
-        int want = op == TR_OP_POP_JUMP_FORWARD_IF_NONE || op == TR_OP_POP_JUMP_BACKWARD_IF_NONE;
-        int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
-                       op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
-        if (isnone == want)
-            JUMPBY(backward ? -oparg : oparg);
+        JUMPBY(delta);
         DISPATCH();
     }
 
     case TR_OP_JUMP_IF_FALSE_OR_POP:        /* (cond -- cond) jump, or (cond -- ) */
     case TR_OP_JUMP_IF_TRUE_OR_POP: {
-        int t = PyObject_IsTrue(TOP().obj);
+        int t = tr_op_jump_or_pop(op, TOP().obj);
         note_opaque(run, TOP().obj, NULL);
         if (t < 0)
             goto error;
-        if (t == (op == TR_OP_JUMP_IF_TRUE_OR_POP))
+        if (t)
             JUMPBY(oparg);
         else
             CLEAR_VALUE(POP());
@@ -1256,39 +1248,17 @@ dispatch:
     }
 
     case TR_OP_MAKE_FUNCTION: {    /* ([defaults] [kwdefaults] [annotations] [closure] code -- fn) */
-        TrValue codeobj = POP();
-        PyObject *fn = PyFunction_New(codeobj.obj, f->globals);
-        tr_value_clear(&codeobj);
+        int n = 1;
+        PyObject *closure = (oparg & 8) ? PEEK(++n).obj : NULL;
+        PyObject *annotations = (oparg & 4) ? PEEK(++n).obj : NULL;
+        PyObject *kwdefaults = (oparg & 2) ? PEEK(++n).obj : NULL;
+        PyObject *defaults = (oparg & 1) ? PEEK(++n).obj : NULL;
+        PyObject *fn = tr_op_make_function(TOP().obj, f->globals, defaults, kwdefaults,
+                                           annotations, closure);
+        for (int i = 0; i < n; i++)
+            CLEAR_VALUE(POP());
         if (fn == NULL)
             goto error;
-        int err = 0;
-        if (oparg & 8) {
-            TrValue v = POP();
-            err |= PyFunction_SetClosure(fn, v.obj);
-            tr_value_clear(&v);
-        }
-        if (oparg & 4) {
-            TrValue v = POP();
-            /* 3.11 compiles annotations to a flat (name, value, ...) tuple that the
-             * function turns into a dict on first access: store it as is, like
-             * ceval (PyFunction_SetAnnotations only takes a dict). */
-            Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, v.obj);
-            tr_prov_decref(v.prov);
-        }
-        if (oparg & 2) {
-            TrValue v = POP();
-            err |= PyFunction_SetKwDefaults(fn, v.obj);
-            tr_value_clear(&v);
-        }
-        if (oparg & 1) {
-            TrValue v = POP();
-            err |= PyFunction_SetDefaults(fn, v.obj);
-            tr_value_clear(&v);
-        }
-        if (err) {
-            Py_DECREF(fn);
-            goto error;
-        }
         PUSH_OBJ(fn, mkprov(TR_PROV_FUNC, NULL, NULL, ((PyFunctionObject *)fn)->func_qualname, 0));
         DISPATCH();
     }
@@ -1318,42 +1288,34 @@ dispatch:
 
     case TR_OP_PUSH_EXC_INFO: {    /* (exc -- prev exc): exc becomes the handled exception */
         TrValue exc = POP();
-        PyObject *prev = PyErr_GetHandledException();
-        PUSH_OBJ(prev != NULL ? prev : Py_NewRef(Py_None), NULL);
-        PyErr_SetHandledException(exc.obj);
+        PUSH_OBJ(tr_op_push_exc_info(exc.obj), NULL);
         PUSH(exc);
         DISPATCH();
     }
 
     case TR_OP_POP_EXCEPT: {       /* (prev -- ): restores the handled exception */
         TrValue prev = POP();
-        PyErr_SetHandledException(prev.obj == Py_None ? NULL : prev.obj);
+        tr_op_pop_except(prev.obj);
         tr_value_clear(&prev);
         DISPATCH();
     }
 
     case TR_OP_RERAISE: {          /* ([lasti] ... exc -- ) */
         TrValue exc = POP();
-        if (oparg) {
-            PyObject *lasti = PEEK(oparg).obj;
-            if (PyLong_Check(lasti))
-                f->lasti = (int)PyLong_AsLong(lasti);
-        }
-        PyErr_Restore(Py_NewRef(Py_TYPE(exc.obj)), Py_NewRef(exc.obj),
-                      PyException_GetTraceback(exc.obj));
+        int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
         tr_value_clear(&exc);
-        goto exception_unwind;
+        if (err < 0)
+            goto error;
+        goto exception_unwind;     /* a re-raise adds no traceback entry */
     }
 
     case TR_OP_CHECK_EXC_MATCH: {  /* (exc type -- exc bool) */
         TrValue right = POP();
-        if (tr_exc_check_type(right.obj) < 0) {
-            tr_value_clear(&right);
-            goto error;
-        }
-        int res = PyErr_GivenExceptionMatches(TOP().obj, right.obj);
+        PyObject *r = tr_op_check_exc_match(TOP().obj, right.obj);
         tr_value_clear(&right);
-        PUSH_OBJ(Py_NewRef(res ? Py_True : Py_False), NULL);
+        if (r == NULL)
+            goto error;
+        PUSH_OBJ(r, NULL);
         DISPATCH();
     }
 

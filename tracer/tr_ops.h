@@ -23,6 +23,13 @@
 
 #include "tr_core.h"
 
+/* ---- tr_ops.c: operands ---- */
+/* Pops the top n values of f's stack and releases them deepest first: the order in
+ * which ceval's cases release an instruction's operands (lhs before rhs, the item
+ * before the container, the container before the key, the stored value first), on
+ * success and before going to `error` alike. Finalizers observe this order. */
+void tr_op_pop(TrFrame *f, int n);
+
 /* ---- tr_ops.c: operators ---- */
 /* UNARY_POSITIVE / UNARY_NEGATIVE / UNARY_INVERT / UNARY_NOT (op selects): new ref. */
 PyObject *tr_op_unary(int op, PyObject *v);

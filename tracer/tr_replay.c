@@ -323,9 +323,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (!plain(v, NULL))
                 fwd_forget_all(st);
             PyObject *r = tr_op_unary(op, v);
+            tr_op_pop(f, 1);           /* ceval releases the operand, also before an error */
             if (r == NULL)
                 goto error;
-            SET_TOP_OBJ(r);
+            PUSH_OBJ(r);
             break;
         }
         case TR_OP_BINARY_OP:
@@ -343,16 +344,16 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 r = tr_op_subscr(a, b);
             else
                 r = tr_op_contains(a, b, oparg);
+            tr_op_pop(f, 2);           /* ceval's order: the deeper operand first */
             if (r == NULL)
                 goto error;
-            CLEAR_VALUE(POP());
-            SET_TOP_OBJ(r);
+            PUSH_OBJ(r);
             break;
         }
         case TR_OP_IS_OP: {
             PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
-            CLEAR_VALUE(POP());
-            SET_TOP_OBJ(r);
+            tr_op_pop(f, 2);
+            PUSH_OBJ(r);
             break;
         }
         case TR_OP_STORE_SUBSCR:
@@ -363,12 +364,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 err = tr_op_store_subscr(PEEK(2).obj, TOP().obj, PEEK(3).obj);
             else
                 err = tr_op_delete_subscr(PEEK(2).obj, TOP().obj);
+            tr_op_pop(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
             if (err < 0)
                 goto error;
-            CLEAR_VALUE(POP());
-            CLEAR_VALUE(POP());
-            if (op == TR_OP_STORE_SUBSCR)
-                CLEAR_VALUE(POP());
             break;
         }
         case TR_OP_BUILD_TUPLE:
@@ -433,7 +431,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_GET_ITER: {
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
-            PyObject *it = PyObject_GetIter(TOP().obj);
+            PyObject *it = tr_op_get_iter(TOP().obj);
             if (it == NULL)
                 goto error;
             SET_TOP_OBJ(it);
@@ -443,15 +441,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PyObject *it = TOP().obj;
             if (!PyRange_Check(it) && !PyList_CheckExact(it) && !PyTuple_CheckExact(it))
                 fwd_forget_all(st);
-            PyObject *v = (*Py_TYPE(it)->tp_iternext)(it);
-            if (v != NULL) {
+            PyObject *v;
+            int more = tr_op_for_iter(it, &v);
+            if (more < 0)
+                goto error;
+            if (more) {
                 PUSH_OBJ(v);
                 break;
-            }
-            if (PyErr_Occurred()) {
-                if (!PyErr_ExceptionMatches(PyExc_StopIteration))
-                    goto error;
-                PyErr_Clear();
             }
             CLEAR_VALUE(POP());
             next += oparg;
@@ -468,35 +464,22 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_POP_JUMP_FORWARD_IF_FALSE:
         case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
         case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_TRUE: {
-            if (!plain(TOP().obj, NULL))
-                fwd_forget_all(st);
-            int b = PyObject_IsTrue(TOP().obj);
-            if (b < 0)
-                goto error;
-            CLEAR_VALUE(POP());
-            int want = op == TR_OP_POP_JUMP_FORWARD_IF_TRUE ||
-                       op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
-            int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
-                           op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
-            if (b == want) {
-                next += backward ? -oparg : oparg;
-                jumped = 1;
-            }
-            break;
-        }
+        case TR_OP_POP_JUMP_BACKWARD_IF_TRUE:
         case TR_OP_POP_JUMP_FORWARD_IF_NONE:
         case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
         case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
         case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
-            int isnone = TOP().obj == Py_None;
-            CLEAR_VALUE(POP());
-            int want = op == TR_OP_POP_JUMP_FORWARD_IF_NONE ||
-                       op == TR_OP_POP_JUMP_BACKWARD_IF_NONE;
-            int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
-                           op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
-            if (isnone == want) {
-                next += backward ? -oparg : oparg;
+            int delta = 0, is_none_test = op == TR_OP_POP_JUMP_FORWARD_IF_NONE ||
+                op == TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE || op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
+                op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
+            if (!is_none_test && !plain(TOP().obj, NULL))
+                fwd_forget_all(st);
+            int taken = tr_op_pop_jump(op, oparg, TOP().obj, &delta);
+            CLEAR_VALUE(POP());       /* ceval pops the condition before a failing test too */
+            if (taken < 0)
+                goto error;
+            if (taken) {
+                next += delta;
                 jumped = 1;
             }
             break;
@@ -505,10 +488,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_JUMP_IF_TRUE_OR_POP: {
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
-            int b = PyObject_IsTrue(TOP().obj);
-            if (b < 0)
+            int jump = tr_op_jump_or_pop(op, TOP().obj);
+            if (jump < 0)
                 goto error;
-            if (b == (op == TR_OP_JUMP_IF_TRUE_OR_POP)) {
+            if (jump) {
                 next += oparg;
                 jumped = 1;
             }
@@ -618,30 +601,17 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_MAKE_FUNCTION: {
-            PyObject *fn = PyFunction_New(TOP().obj, f->globals);
+            int n = 1;
+            PyObject *closure = (oparg & 8) ? PEEK(++n).obj : NULL;
+            PyObject *annotations = (oparg & 4) ? PEEK(++n).obj : NULL;
+            PyObject *kwdefaults = (oparg & 2) ? PEEK(++n).obj : NULL;
+            PyObject *defaults = (oparg & 1) ? PEEK(++n).obj : NULL;
+            PyObject *fn = tr_op_make_function(TOP().obj, f->globals, defaults, kwdefaults,
+                                               annotations, closure);
             if (fn == NULL)
                 goto error;
-            CLEAR_VALUE(POP());
-            int err = 0;
-            if (oparg & 4) {
-                TrValue v = POP();
-                Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, v.obj);
-                tr_prov_decref(v.prov);
-            }
-            if (oparg & 2) {
-                TrValue v = POP();
-                err |= PyFunction_SetKwDefaults(fn, v.obj);
-                tr_value_clear(&v);
-            }
-            if (oparg & 1) {
-                TrValue v = POP();
-                err |= PyFunction_SetDefaults(fn, v.obj);
-                tr_value_clear(&v);
-            }
-            if (err) {
-                Py_DECREF(fn);
-                goto error;
-            }
+            for (int k = 0; k < n; k++)
+                CLEAR_VALUE(POP());
             PUSH_OBJ(fn);
             break;
         }
@@ -660,36 +630,29 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_PUSH_EXC_INFO: {
             TrValue exc = POP();
-            PyObject *prev = PyErr_GetHandledException();
-            PUSH_OBJ(prev != NULL ? prev : Py_NewRef(Py_None));
-            PyErr_SetHandledException(exc.obj);
+            PUSH_OBJ(tr_op_push_exc_info(exc.obj));
             f->stack[f->sp++] = exc;
             break;
         }
         case TR_OP_POP_EXCEPT: {
             TrValue prev = POP();
-            PyErr_SetHandledException(prev.obj == Py_None ? NULL : prev.obj);
+            tr_op_pop_except(prev.obj);
             tr_value_clear(&prev);
             break;
         }
         case TR_OP_CHECK_EXC_MATCH: {
-            PyObject *right = TOP().obj;
-            if (tr_exc_check_type(right) < 0)
+            PyObject *r = tr_op_check_exc_match(PEEK(2).obj, TOP().obj);
+            if (r == NULL)
                 goto error;
-            int res = PyErr_GivenExceptionMatches(PEEK(2).obj, right);
-            SET_TOP_OBJ(Py_NewRef(res ? Py_True : Py_False));
+            SET_TOP_OBJ(r);
             break;
         }
         case TR_OP_RERAISE: {
             TrValue exc = POP();
-            if (oparg) {
-                PyObject *lasti = PEEK(oparg).obj;
-                if (PyLong_Check(lasti))
-                    f->lasti = (int)PyLong_AsLong(lasti);
-            }
-            PyErr_Restore(Py_NewRef(Py_TYPE(exc.obj)), Py_NewRef(exc.obj),
-                          PyException_GetTraceback(exc.obj));
+            int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
             tr_value_clear(&exc);
+            if (err < 0)
+                goto error;
             goto unwind;   /* a re-raise adds no traceback entry */
         }
         case TR_OP_COPY:
