@@ -1222,8 +1222,7 @@ dispatch:
         f->kwnames = NULL;
         TrValue r = {NULL, NULL};
         int err = tr_call_stack(run, callable, &PEEK(nargs), nargs, kwnames, &r);
-        for (int i = 0; i < oparg + 2; i++)   /* [NULL f args] or [meth self args] */
-            CLEAR_VALUE(POP());
+        tr_op_pop_call(f, oparg);  /* [NULL f args] or [meth self args], in ceval's order */
         if (err < 0)
             goto error;
         PUSH(r);
@@ -1237,9 +1236,9 @@ dispatch:
         TrValue callargs = POP();
         TrValue r = {NULL, NULL};
         int err = call_ex(run, TOP(), callargs, kwargs, &r);
-        tr_value_clear(&kwargs);
+        CLEAR_VALUE(POP());        /* ceval's order: func, callargs, kwargs */
         tr_value_clear(&callargs);
-        CLEAR_VALUE(POP());
+        tr_value_clear(&kwargs);
         CLEAR_VALUE(POP());        /* the NULL below the function */
         if (err < 0)
             goto error;

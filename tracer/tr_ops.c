@@ -34,6 +34,23 @@ void tr_op_pop(TrFrame *f, int n)
         tr_value_clear(&f->stack[f->sp + i]);
 }
 
+void tr_op_pop_call(TrFrame *f, int oparg)
+{
+    int n = oparg + 2;
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: CALL %d pops %d values from a stack of %d\n", oparg, n,
+                f->sp);
+        abort();
+    }
+    f->sp -= n;
+    TrValue *base = &f->stack[f->sp];
+    int is_meth = base[0].obj != NULL;
+    tr_value_clear(&base[is_meth ? 0 : 1]);    /* the function */
+    for (int i = 1; i < n; i++)                 /* self (if any) and the arguments */
+        tr_value_clear(&base[i]);
+    tr_value_clear(&base[0]);                   /* the NULL slot (a no-op when cleared) */
+}
+
 /* ---- operators ---- */
 
 PyObject *tr_op_unary(int op, PyObject *v)

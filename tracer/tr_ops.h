@@ -29,6 +29,10 @@
  * before the container, the container before the key, the stored value first), on
  * success and before going to `error` alike. Finalizers observe this order. */
 void tr_op_pop(TrFrame *f, int n);
+/* CALL's pops, [NULL callable args] or [meth self args] (oparg + 2 values): ceval
+ * releases the function (callable or meth) first, then self and the arguments in
+ * order. */
+void tr_op_pop_call(TrFrame *f, int oparg);
 
 /* ---- tr_ops.c: operators ---- */
 /* UNARY_POSITIVE / UNARY_NEGATIVE / UNARY_INVERT / UNARY_NOT (op selects): new ref. */

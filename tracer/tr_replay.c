@@ -593,10 +593,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PyObject *r = PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
             if (argv != callbuf)
                 PyMem_Free(argv);
+            tr_op_pop_call(f, oparg);   /* in ceval's order, also before an error */
             if (r == NULL)
                 goto error;
-            for (int k = 0; k < oparg + 2; k++)
-                CLEAR_VALUE(POP());
             PUSH_OBJ(r);
             break;
         }

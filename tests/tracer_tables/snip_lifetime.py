@@ -304,5 +304,26 @@ def program():
     return "done"
 """)
 
+# CALL releases the function, then self and the arguments in order; CALL_FUNCTION_EX
+# the function, the positional tuple, then the keyword dict (ceval 3.11).
+T.add("call_release_order", FIN + """
+def make(): return ()
+def program():
+    r = [Fin("a").__eq__(Fin("b"))]
+    LOG.append("|")
+    r.append(getattr(Fin("c"), "tag", Fin("d")))
+    LOG.append("|")
+    try:
+        isinstance(Fin("e"), Fin("f"))
+    except TypeError:
+        LOG.append("caught")
+    return r
+""")
+T.add("call_ex_release_order", FIN + """
+def make(): return ()
+def program():
+    return "{0.tag}{k.tag}".format(*[Fin("g")], **{"k": Fin("h")})
+""")
+
 if __name__ == "__main__":
     T.main()
