@@ -19,6 +19,7 @@
 #include "tr_attr.h"
 #include "tr_reuse.h"
 #include "tr_provcheck.h"
+#include "tr_ops.h"
 
 /* ---- the opcode table (tr_opcodes.def) ---- */
 
@@ -144,55 +145,6 @@ static void check_stack_effect(TrFrame *f, int op, int oparg, int sp_before, int
     }
 }
 
-static void unbound_local(PyCodeObject *co, int i)
-{
-    PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, i);
-    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(co->co_localspluskinds);
-    if (kinds[i] & TR_FAST_FREE)
-        PyErr_Format(PyExc_NameError,
-                     "cannot access free variable '%S' where it is not associated with a value"
-                     " in enclosing scope", name);
-    else
-        PyErr_Format(PyExc_UnboundLocalError,
-                     "cannot access local variable '%S' where it is not associated with a value",
-                     name);
-}
-
-/* BINARY_OP's operation by oparg (NB_ADD ... NB_INPLACE_XOR): a new reference or NULL. */
-static PyObject *binary_op(int oparg, PyObject *a, PyObject *b)
-{
-    switch (oparg) {
-    case 0: return PyNumber_Add(a, b);
-    case 1: return PyNumber_And(a, b);
-    case 2: return PyNumber_FloorDivide(a, b);
-    case 3: return PyNumber_Lshift(a, b);
-    case 4: return PyNumber_MatrixMultiply(a, b);
-    case 5: return PyNumber_Multiply(a, b);
-    case 6: return PyNumber_Remainder(a, b);
-    case 7: return PyNumber_Or(a, b);
-    case 8: return PyNumber_Power(a, b, Py_None);
-    case 9: return PyNumber_Rshift(a, b);
-    case 10: return PyNumber_Subtract(a, b);
-    case 11: return PyNumber_TrueDivide(a, b);
-    case 12: return PyNumber_Xor(a, b);
-    case 13: return PyNumber_InPlaceAdd(a, b);
-    case 14: return PyNumber_InPlaceAnd(a, b);
-    case 15: return PyNumber_InPlaceFloorDivide(a, b);
-    case 16: return PyNumber_InPlaceLshift(a, b);
-    case 17: return PyNumber_InPlaceMatrixMultiply(a, b);
-    case 18: return PyNumber_InPlaceMultiply(a, b);
-    case 19: return PyNumber_InPlaceRemainder(a, b);
-    case 20: return PyNumber_InPlaceOr(a, b);
-    case 21: return PyNumber_InPlacePower(a, b, Py_None);
-    case 22: return PyNumber_InPlaceRshift(a, b);
-    case 23: return PyNumber_InPlaceSubtract(a, b);
-    case 24: return PyNumber_InPlaceTrueDivide(a, b);
-    case 25: return PyNumber_InPlaceXor(a, b);
-    }
-    PyErr_Format(PyExc_SystemError, "tracer: bad BINARY_OP oparg %d", oparg);
-    return NULL;
-}
-
 static const char *const binop_symbols[26] = {
     "+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^",
     "+=", "&=", "//=", "<<=", "@=", "*=", "%=", "|=", "**=", ">>=", "-=", "/=", "^=",
@@ -230,38 +182,6 @@ static TrProv *prov_op(TrProvKind kind, TrProv *a, TrProv *b, const char *sym, i
         }
     }
     return mkprov(kind, a, b, name, index);
-}
-
-/* The globals lookup of LOAD_GLOBAL / LOAD_NAME: new ref, *builtin says where it
- * was found; NULL without exception when absent. */
-static PyObject *load_global(TrFrame *f, PyObject *name, int *builtin)
-{
-    PyObject *v;
-    *builtin = 0;
-    if (PyDict_CheckExact(f->globals)) {
-        v = PyDict_GetItemWithError(f->globals, name);
-        if (v != NULL)
-            return Py_NewRef(v);
-        if (PyErr_Occurred())
-            return NULL;
-    }
-    else {
-        v = PyObject_GetItem(f->globals, name);
-        if (v != NULL)
-            return v;
-        if (!PyErr_ExceptionMatches(PyExc_KeyError))
-            return NULL;
-        PyErr_Clear();
-    }
-    *builtin = 1;
-    if (PyDict_CheckExact(f->builtins)) {
-        v = PyDict_GetItemWithError(f->builtins, name);
-        return v != NULL ? Py_NewRef(v) : NULL;
-    }
-    v = PyObject_GetItem(f->builtins, name);
-    if (v == NULL && PyErr_ExceptionMatches(PyExc_KeyError))
-        PyErr_Clear();
-    return v;
 }
 
 /* CALL_FUNCTION_EX: flattens callargs (a tuple) and kwargs (a dict) into a vector
@@ -572,7 +492,7 @@ dispatch:
     case TR_OP_LOAD_FAST: {        /* ( -- v) */
         TrValue v = fastlocals[oparg];
         if (v.obj == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         PUSH(tr_value_dup(v));
@@ -588,7 +508,7 @@ dispatch:
 
     case TR_OP_DELETE_FAST: {      /* ( -- ) */
         if (fastlocals[oparg].obj == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         tr_value_clear(&fastlocals[oparg]);
@@ -619,12 +539,9 @@ dispatch:
     case TR_OP_LOAD_GLOBAL: {      /* ( -- [NULL] v) */
         PyObject *name = GETNAME(oparg >> 1);
         int builtin;
-        PyObject *v = load_global(f, name, &builtin);
-        if (v == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+        PyObject *v = tr_op_load_global(f->globals, f->builtins, name, &builtin);
+        if (v == NULL)
             goto error;
-        }
         if (oparg & 1)
             PUSH_OBJ(NULL, NULL);
         PUSH_OBJ(v, mkprov(builtin ? TR_PROV_BUILTIN : TR_PROV_GLOBAL, NULL, NULL, name, 0));
@@ -645,10 +562,8 @@ dispatch:
     case TR_OP_DELETE_GLOBAL: {    /* ( -- ) */
         PyObject *name = GETNAME(oparg);
         if (PyDict_DelItem(f->globals, name) < 0) {
-            if (PyErr_ExceptionMatches(PyExc_KeyError)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
-            }
+            if (PyErr_ExceptionMatches(PyExc_KeyError))
+                tr_op_name_error(name);
             goto error;
         }
         DISPATCH();
@@ -668,12 +583,9 @@ dispatch:
                 goto error;
             PyErr_Clear();
             int builtin;
-            v = load_global(f, name, &builtin);
-            if (v == NULL) {
-                if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+            v = tr_op_load_global(f->globals, f->builtins, name, &builtin);
+            if (v == NULL)
                 goto error;
-            }
             p = mkprov(builtin ? TR_PROV_BUILTIN : TR_PROV_GLOBAL, NULL, NULL, name, 0);
         }
         else {
@@ -704,10 +616,8 @@ dispatch:
             goto error;
         }
         if (PyObject_DelItem(f->locals, name) < 0) {
-            if (PyErr_ExceptionMatches(PyExc_KeyError)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
-            }
+            if (PyErr_ExceptionMatches(PyExc_KeyError))
+                tr_op_name_error(name);
             goto error;
         }
         DISPATCH();
@@ -741,7 +651,7 @@ dispatch:
     case TR_OP_LOAD_CLOSURE: {     /* ( -- cell) */
         TrValue v = fastlocals[oparg];
         if (v.obj == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         PUSH(tr_value_dup(v));
@@ -752,7 +662,7 @@ dispatch:
         PyObject *cell = fastlocals[oparg].obj;
         PyObject *v = cell != NULL ? PyCell_GET(cell) : NULL;
         if (v == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         PUSH_OBJ(Py_NewRef(v), mkprov(TR_PROV_CELL, NULL, NULL,
@@ -775,7 +685,7 @@ dispatch:
             PyObject *cell = fastlocals[oparg].obj;
             v = cell != NULL ? PyCell_GET(cell) : NULL;
             if (v == NULL) {
-                unbound_local(co, oparg);
+                tr_op_unbound_local(co, oparg);
                 goto error;
             }
             Py_INCREF(v);
@@ -798,7 +708,7 @@ dispatch:
         PyObject *cell = fastlocals[oparg].obj;
         PyObject *old = PyCell_GET(cell);
         if (old == NULL) {
-            unbound_local(co, oparg);
+            tr_op_unbound_local(co, oparg);
             goto error;
         }
         PyCell_SET(cell, NULL);
@@ -811,71 +721,48 @@ dispatch:
     case TR_OP_UNARY_INVERT:
     case TR_OP_UNARY_NOT: {
         TrValue v = TOP();
-        PyObject *r;
-        const char *sym;
-        if (op == TR_OP_UNARY_NOT) {
-            int t = PyObject_IsTrue(v.obj);
-            r = t < 0 ? NULL : Py_NewRef(t ? Py_False : Py_True);
-            sym = "not";
-        }
-        else if (op == TR_OP_UNARY_POSITIVE) {
-            r = PyNumber_Positive(v.obj);
-            sym = "+";
-        }
-        else if (op == TR_OP_UNARY_NEGATIVE) {
-            r = PyNumber_Negative(v.obj);
-            sym = "-";
-        }
-        else {
-            r = PyNumber_Invert(v.obj);
-            sym = "~";
-        }
+        PyObject *r = tr_op_unary(op, v.obj);
+        const char *sym = op == TR_OP_UNARY_NOT ? "not" : op == TR_OP_UNARY_POSITIVE ? "+"
+                        : op == TR_OP_UNARY_NEGATIVE ? "-" : "~";
         note_opaque(run, v.obj, NULL);
-        if (r == NULL)
+        if (r == NULL) {
+            tr_op_pop(f, 1);       /* ceval releases the operand before its error */
             goto error;
+        }
         TOP() = tr_value_new(r, prov_op(TR_PROV_UNOP, v.prov, NULL, sym, op));
         tr_value_clear(&v);
         DISPATCH();
     }
 
     case TR_OP_BINARY_OP: {        /* (a b -- r) */
-        TrValue b = POP(), a = TOP();
-        PyObject *r = binary_op(oparg, a.obj, b.obj);
+        TrValue b = TOP(), a = SECOND();
+        PyObject *r = tr_op_binary(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
-        if (r == NULL) {
-            tr_value_clear(&b);
+        TrProv *p = r == NULL ? NULL : prov_op(TR_PROV_BINOP, a.prov, b.prov,
+                                               oparg < 26 ? binop_symbols[oparg] : "?", oparg);
+        tr_op_pop(f, 2);           /* ceval's order: lhs, then rhs, also before an error */
+        if (r == NULL)
             goto error;
-        }
-        TOP() = tr_value_new(r, prov_op(TR_PROV_BINOP, a.prov, b.prov,
-                                        oparg < 26 ? binop_symbols[oparg] : "?", oparg));
-        tr_value_clear(&a);
-        tr_value_clear(&b);
+        PUSH_OBJ(r, p);
         DISPATCH();
     }
 
     case TR_OP_COMPARE_OP: {       /* (a b -- r) */
-        TrValue b = POP(), a = TOP();
-        if (oparg > Py_GE) {
-            PyErr_SetString(PyExc_SystemError, "tracer: bad COMPARE_OP");
-            tr_value_clear(&b);
-            goto error;
-        }
-        PyObject *r = PyObject_RichCompare(a.obj, b.obj, oparg);
+        TrValue b = TOP(), a = SECOND();
+        PyObject *r = tr_op_compare(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
-        if (r == NULL) {
-            tr_value_clear(&b);
+        TrProv *p = r == NULL ? NULL : prov_op(TR_PROV_BINOP, a.prov, b.prov,
+                                               cmp_symbols[oparg], oparg);
+        tr_op_pop(f, 2);
+        if (r == NULL)
             goto error;
-        }
-        TOP() = tr_value_new(r, prov_op(TR_PROV_BINOP, a.prov, b.prov, cmp_symbols[oparg], oparg));
-        tr_value_clear(&a);
-        tr_value_clear(&b);
+        PUSH_OBJ(r, p);
         DISPATCH();
     }
 
     case TR_OP_IS_OP: {            /* (a b -- bool) */
         TrValue b = POP(), a = TOP();
-        int res = (a.obj == b.obj) ^ oparg;
-        TOP() = tr_value_new(Py_NewRef(res ? Py_True : Py_False),
+        TOP() = tr_value_new(tr_op_is(a.obj, b.obj, oparg),
                              prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "is not" : "is", 0));
         tr_value_clear(&a);
         tr_value_clear(&b);
@@ -884,15 +771,14 @@ dispatch:
 
     case TR_OP_CONTAINS_OP: {      /* (a container -- bool) */
         TrValue b = POP(), a = TOP();
-        int res = PySequence_Contains(b.obj, a.obj);
+        PyObject *r = tr_op_contains(a.obj, b.obj, oparg);
         note_opaque(run, b.obj, a.obj);
-        if (res < 0) {
+        if (r == NULL) {
+            CLEAR_VALUE(POP());    /* ceval releases the item, then the container */
             tr_value_clear(&b);
             goto error;
         }
-        res ^= oparg;
-        TOP() = tr_value_new(Py_NewRef(res ? Py_True : Py_False),
-                             prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "not in" : "in", 0));
+        TOP() = tr_value_new(r, prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "not in" : "in", 0));
         tr_value_clear(&a);
         tr_value_clear(&b);
         DISPATCH();
@@ -900,9 +786,10 @@ dispatch:
 
     case TR_OP_BINARY_SUBSCR: {    /* (container key -- v) */
         TrValue key = POP(), c = TOP();
-        PyObject *r = PyObject_GetItem(c.obj, key.obj);
+        PyObject *r = tr_op_subscr(c.obj, key.obj);
         note_opaque(run, c.obj, key.obj);
         if (r == NULL) {
+            CLEAR_VALUE(POP());    /* ceval releases the container, then the key */
             tr_value_clear(&key);
             goto error;
         }
@@ -916,13 +803,13 @@ dispatch:
 
     case TR_OP_STORE_SUBSCR: {     /* (v container key -- ) */
         TrValue key = POP(), c = POP(), v = POP();
-        int err = PyObject_SetItem(c.obj, key.obj, v.obj);
+        int err = tr_op_store_subscr(c.obj, key.obj, v.obj);
         if (PyDict_Check(c.obj))
             tr_attr_note_dict_write(run, c.obj);
         note_opaque(run, c.obj, key.obj);
-        tr_value_clear(&key);
+        tr_value_clear(&v);        /* ceval's order: value, container, key */
         tr_value_clear(&c);
-        tr_value_clear(&v);
+        tr_value_clear(&key);
         if (err < 0)
             goto error;
         DISPATCH();
@@ -930,12 +817,12 @@ dispatch:
 
     case TR_OP_DELETE_SUBSCR: {    /* (container key -- ) */
         TrValue key = POP(), c = POP();
-        int err = PyObject_DelItem(c.obj, key.obj);
+        int err = tr_op_delete_subscr(c.obj, key.obj);
         if (PyDict_Check(c.obj))
             tr_attr_note_dict_write(run, c.obj);
         note_opaque(run, c.obj, key.obj);
+        tr_value_clear(&c);        /* ceval's order: container, key */
         tr_value_clear(&key);
-        tr_value_clear(&c);
         if (err < 0)
             goto error;
         DISPATCH();
@@ -955,89 +842,51 @@ dispatch:
 
     case TR_OP_BUILD_TUPLE:        /* (v*n -- tuple) */
     case TR_OP_BUILD_LIST: {       /* (v*n -- list) */
-        PyObject *r = op == TR_OP_BUILD_TUPLE ? PyTuple_New(oparg) : PyList_New(oparg);
+        PyObject *r = op == TR_OP_BUILD_TUPLE ? tr_op_build_tuple(&PEEK(oparg), oparg)
+                                              : tr_op_build_list(&PEEK(oparg), oparg);
         if (r == NULL)
             goto error;
-        for (int i = oparg; i > 0; i--) {
-            TrValue v = POP();
-            if (op == TR_OP_BUILD_TUPLE)
-                PyTuple_SET_ITEM(r, i - 1, v.obj);
-            else
-                PyList_SET_ITEM(r, i - 1, v.obj);
-            tr_prov_decref(v.prov);
-        }
+        for (int i = 0; i < oparg; i++)
+            CLEAR_VALUE(POP());
         PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
         DISPATCH();
     }
 
     case TR_OP_BUILD_SET: {        /* (v*n -- set) */
-        PyObject *r = PySet_New(NULL);
-        int err = r == NULL ? -1 : 0;
-        for (int i = oparg; i > 0; i--) {
-            if (err == 0)
-                err = PySet_Add(r, PEEK(i).obj);
-        }
+        PyObject *r = tr_op_build_set(&PEEK(oparg), oparg);
         note_opaque(run, r, NULL);
         for (int i = 0; i < oparg; i++)
             CLEAR_VALUE(POP());
-        if (err < 0) {
-            Py_XDECREF(r);
+        if (r == NULL)
             goto error;
-        }
         PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
         DISPATCH();
     }
 
     case TR_OP_BUILD_MAP: {        /* (k v * n -- dict) */
-        PyObject *r = _PyDict_NewPresized(oparg);
-        int err = r == NULL ? -1 : 0;
-        for (int i = oparg; i > 0; i--) {
-            if (err == 0)
-                err = PyDict_SetItem(r, PEEK(2 * i).obj, PEEK(2 * i - 1).obj);
-        }
+        PyObject *r = tr_op_build_map(&PEEK(2 * oparg), oparg);
         for (int i = 0; i < 2 * oparg; i++)
             CLEAR_VALUE(POP());
-        if (err < 0) {
-            Py_XDECREF(r);
+        if (r == NULL)
             goto error;
-        }
         PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
         DISPATCH();
     }
 
     case TR_OP_BUILD_CONST_KEY_MAP: {  /* (v*n keys -- dict) */
         TrValue keys = POP();
-        if (!PyTuple_CheckExact(keys.obj) || PyTuple_GET_SIZE(keys.obj) != oparg) {
-            tr_value_clear(&keys);
-            PyErr_SetString(PyExc_SystemError, "bad BUILD_CONST_KEY_MAP keys argument");
-            goto error;
-        }
-        PyObject *r = _PyDict_NewPresized(oparg);
-        int err = r == NULL ? -1 : 0;
-        for (int i = 0; i < oparg && err == 0; i++)
-            err = PyDict_SetItem(r, PyTuple_GET_ITEM(keys.obj, i), PEEK(oparg - i).obj);
+        PyObject *r = tr_op_build_const_key_map(&PEEK(oparg), keys.obj, oparg);
         tr_value_clear(&keys);
         for (int i = 0; i < oparg; i++)
             CLEAR_VALUE(POP());
-        if (err < 0) {
-            Py_XDECREF(r);
+        if (r == NULL)
             goto error;
-        }
         PUSH_OBJ(r, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
         DISPATCH();
     }
 
     case TR_OP_BUILD_STRING: {     /* (s*n -- str) */
-        PyObject *empty = PyUnicode_New(0, 0);
-        PyObject *items = empty != NULL ? PyTuple_New(oparg) : NULL;
-        PyObject *r = NULL;
-        if (items != NULL) {
-            for (int i = 0; i < oparg; i++)
-                PyTuple_SET_ITEM(items, i, Py_NewRef(PEEK(oparg - i).obj));
-            r = PyUnicode_Join(empty, items);
-        }
-        Py_XDECREF(items);
-        Py_XDECREF(empty);
+        PyObject *r = tr_op_build_string(&PEEK(oparg), oparg);
         for (int i = 0; i < oparg; i++)
             CLEAR_VALUE(POP());
         if (r == NULL)
@@ -1051,7 +900,7 @@ dispatch:
         if (oparg == 3)
             step = POP();
         TrValue stop = POP(), start = TOP();
-        PyObject *r = PySlice_New(start.obj, stop.obj, step.obj);
+        PyObject *r = tr_op_build_slice(start.obj, stop.obj, step.obj);
         tr_value_clear(&step);
         tr_value_clear(&stop);
         if (r == NULL)
@@ -1063,7 +912,7 @@ dispatch:
 
     case TR_OP_LIST_APPEND: {      /* (list ... v -- list ...) */
         TrValue v = POP();
-        int err = PyList_Append(PEEK(oparg).obj, v.obj);
+        int err = tr_op_list_append(PEEK(oparg).obj, v.obj);
         tr_value_clear(&v);
         if (err < 0)
             goto error;
@@ -1072,7 +921,7 @@ dispatch:
 
     case TR_OP_SET_ADD: {          /* (set ... v -- set ...) */
         TrValue v = POP();
-        int err = PySet_Add(PEEK(oparg).obj, v.obj);
+        int err = tr_op_set_add(PEEK(oparg).obj, v.obj);
         note_opaque(run, v.obj, NULL);
         tr_value_clear(&v);
         if (err < 0)
@@ -1082,7 +931,7 @@ dispatch:
 
     case TR_OP_MAP_ADD: {          /* (dict ... k v -- dict ...) */
         TrValue v = POP(), k = POP();
-        int err = PyDict_SetItem(PEEK(oparg).obj, k.obj, v.obj);
+        int err = tr_op_map_add(PEEK(oparg).obj, k.obj, v.obj);
         note_opaque(run, k.obj, NULL);
         tr_value_clear(&k);
         tr_value_clear(&v);
@@ -1093,26 +942,17 @@ dispatch:
 
     case TR_OP_LIST_EXTEND: {      /* (list ... it -- list ...) */
         TrValue it = POP();
-        PyObject *none = _PyList_Extend((PyListObject *)PEEK(oparg).obj, it.obj);
+        int err = tr_op_list_extend(PEEK(oparg).obj, it.obj);
         note_opaque(run, it.obj, NULL);
-        if (none == NULL) {
-            if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(it.obj)->tp_iter == NULL &&
-                !PySequence_Check(it.obj)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_TypeError, "Value after * must be an iterable, not %.200s",
-                             Py_TYPE(it.obj)->tp_name);
-            }
-            tr_value_clear(&it);
-            goto error;
-        }
-        Py_DECREF(none);
         tr_value_clear(&it);
+        if (err < 0)
+            goto error;
         DISPATCH();
     }
 
     case TR_OP_SET_UPDATE: {       /* (set ... it -- set ...) */
         TrValue it = POP();
-        int err = _PySet_Update(PEEK(oparg).obj, it.obj);
+        int err = tr_op_set_update(PEEK(oparg).obj, it.obj);
         note_opaque(run, it.obj, NULL);
         tr_value_clear(&it);
         if (err < 0)
@@ -1122,37 +962,27 @@ dispatch:
 
     case TR_OP_DICT_UPDATE: {      /* (dict ... m -- dict ...) */
         TrValue m = POP();
-        int err = PyDict_Update(PEEK(oparg).obj, m.obj);
+        int err = tr_op_dict_update(PEEK(oparg).obj, m.obj);
         note_opaque(run, m.obj, NULL);
-        if (err < 0) {
-            if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_TypeError, "'%.200s' object is not a mapping",
-                             Py_TYPE(m.obj)->tp_name);
-            }
-            tr_value_clear(&m);
-            goto error;
-        }
         tr_value_clear(&m);
+        if (err < 0)
+            goto error;
         DISPATCH();
     }
 
     case TR_OP_DICT_MERGE: {       /* (func ... dict ... m -- same) */
         TrValue m = POP();
-        int err = _PyDict_MergeEx(PEEK(oparg).obj, m.obj, 2);
+        int err = tr_op_dict_merge(PEEK(oparg + 2).obj, PEEK(oparg).obj, m.obj);
         note_opaque(run, m.obj, NULL);
-        if (err < 0) {
-            tr_op_dict_merge_error(PEEK(oparg + 2).obj, m.obj);
-            tr_value_clear(&m);
-            goto error;
-        }
         tr_value_clear(&m);
+        if (err < 0)
+            goto error;
         DISPATCH();
     }
 
     case TR_OP_LIST_TO_TUPLE: {    /* (list -- tuple) */
         TrValue l = TOP();
-        PyObject *t = PyList_AsTuple(l.obj);
+        PyObject *t = tr_op_list_to_tuple(l.obj);
         if (t == NULL)
             goto error;
         TOP() = tr_value_new(t, mkprov(TR_PROV_BUILD, NULL, NULL, NULL, op));
@@ -1207,7 +1037,7 @@ dispatch:
         }
         if (PyErr_Occurred())
             goto error;
-        PyObject *it = PyObject_GetIter(v.obj);
+        PyObject *it = tr_op_get_iter(v.obj);
         note_opaque(run, v.obj, NULL);
         if (it == NULL)
             goto error;
@@ -1231,7 +1061,7 @@ dispatch:
             Py_DECREF(fn);
         }
         else if (!PyErr_Occurred()) {
-            nv.obj = (*Py_TYPE(it.obj)->tp_iternext)(it.obj);
+            (void)tr_op_for_iter(it.obj, &nv.obj);   /* an error stays set for the check below */
             note_opaque(run, it.obj, NULL);
         }
         if (nv.obj != NULL) {
@@ -1240,11 +1070,8 @@ dispatch:
             PUSH(nv);
             DISPATCH();
         }
-        if (PyErr_Occurred()) {
-            if (!PyErr_ExceptionMatches(PyExc_StopIteration))
-                goto error;
-            PyErr_Clear();
-        }
+        if (tr_op_iter_end() < 0)
+            goto error;
         CLEAR_VALUE(POP());
         JUMPBY(oparg);
         DISPATCH();
@@ -1264,16 +1091,13 @@ dispatch:
     case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
     case TR_OP_POP_JUMP_BACKWARD_IF_TRUE: {
         TrValue c = POP();
-        int t = PyObject_IsTrue(c.obj);
+        int delta = 0;
+        int t = tr_op_pop_jump(op, oparg, c.obj, &delta);
         note_opaque(run, c.obj, NULL);
         tr_value_clear(&c);
         if (t < 0)
             goto error;
-        int want = op == TR_OP_POP_JUMP_FORWARD_IF_TRUE || op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
-        int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
-                       op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
-        if (t == want)
-            JUMPBY(backward ? -oparg : oparg);
+        JUMPBY(delta);
         DISPATCH();
     }
 
@@ -1282,23 +1106,20 @@ dispatch:
     case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
     case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
         TrValue c = POP();
-        int isnone = c.obj == Py_None;
+        int delta = 0;
+        (void)tr_op_pop_jump(op, oparg, c.obj, &delta);   /* an identity test: cannot fail */
         tr_value_clear(&c);
-        int want = op == TR_OP_POP_JUMP_FORWARD_IF_NONE || op == TR_OP_POP_JUMP_BACKWARD_IF_NONE;
-        int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
-                       op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
-        if (isnone == want)
-            JUMPBY(backward ? -oparg : oparg);
+        JUMPBY(delta);
         DISPATCH();
     }
 
     case TR_OP_JUMP_IF_FALSE_OR_POP:        /* (cond -- cond) jump, or (cond -- ) */
     case TR_OP_JUMP_IF_TRUE_OR_POP: {
-        int t = PyObject_IsTrue(TOP().obj);
+        int t = tr_op_jump_or_pop(op, TOP().obj);
         note_opaque(run, TOP().obj, NULL);
         if (t < 0)
             goto error;
-        if (t == (op == TR_OP_JUMP_IF_TRUE_OR_POP))
+        if (t)
             JUMPBY(oparg);
         else
             CLEAR_VALUE(POP());
@@ -1401,8 +1222,7 @@ dispatch:
         f->kwnames = NULL;
         TrValue r = {NULL, NULL};
         int err = tr_call_stack(run, callable, &PEEK(nargs), nargs, kwnames, &r);
-        for (int i = 0; i < oparg + 2; i++)   /* [NULL f args] or [meth self args] */
-            CLEAR_VALUE(POP());
+        tr_op_pop_call(f, oparg);  /* [NULL f args] or [meth self args], in ceval's order */
         if (err < 0)
             goto error;
         PUSH(r);
@@ -1416,9 +1236,9 @@ dispatch:
         TrValue callargs = POP();
         TrValue r = {NULL, NULL};
         int err = call_ex(run, TOP(), callargs, kwargs, &r);
-        tr_value_clear(&kwargs);
+        CLEAR_VALUE(POP());        /* ceval's order: func, callargs, kwargs */
         tr_value_clear(&callargs);
-        CLEAR_VALUE(POP());
+        tr_value_clear(&kwargs);
         CLEAR_VALUE(POP());        /* the NULL below the function */
         if (err < 0)
             goto error;
@@ -1427,39 +1247,17 @@ dispatch:
     }
 
     case TR_OP_MAKE_FUNCTION: {    /* ([defaults] [kwdefaults] [annotations] [closure] code -- fn) */
-        TrValue codeobj = POP();
-        PyObject *fn = PyFunction_New(codeobj.obj, f->globals);
-        tr_value_clear(&codeobj);
+        int n = 1;
+        PyObject *closure = (oparg & 8) ? PEEK(++n).obj : NULL;
+        PyObject *annotations = (oparg & 4) ? PEEK(++n).obj : NULL;
+        PyObject *kwdefaults = (oparg & 2) ? PEEK(++n).obj : NULL;
+        PyObject *defaults = (oparg & 1) ? PEEK(++n).obj : NULL;
+        PyObject *fn = tr_op_make_function(TOP().obj, f->globals, defaults, kwdefaults,
+                                           annotations, closure);
+        for (int i = 0; i < n; i++)
+            CLEAR_VALUE(POP());
         if (fn == NULL)
             goto error;
-        int err = 0;
-        if (oparg & 8) {
-            TrValue v = POP();
-            err |= PyFunction_SetClosure(fn, v.obj);
-            tr_value_clear(&v);
-        }
-        if (oparg & 4) {
-            TrValue v = POP();
-            /* 3.11 compiles annotations to a flat (name, value, ...) tuple that the
-             * function turns into a dict on first access: store it as is, like
-             * ceval (PyFunction_SetAnnotations only takes a dict). */
-            Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, v.obj);
-            tr_prov_decref(v.prov);
-        }
-        if (oparg & 2) {
-            TrValue v = POP();
-            err |= PyFunction_SetKwDefaults(fn, v.obj);
-            tr_value_clear(&v);
-        }
-        if (oparg & 1) {
-            TrValue v = POP();
-            err |= PyFunction_SetDefaults(fn, v.obj);
-            tr_value_clear(&v);
-        }
-        if (err) {
-            Py_DECREF(fn);
-            goto error;
-        }
         PUSH_OBJ(fn, mkprov(TR_PROV_FUNC, NULL, NULL, ((PyFunctionObject *)fn)->func_qualname, 0));
         DISPATCH();
     }
@@ -1489,42 +1287,34 @@ dispatch:
 
     case TR_OP_PUSH_EXC_INFO: {    /* (exc -- prev exc): exc becomes the handled exception */
         TrValue exc = POP();
-        PyObject *prev = PyErr_GetHandledException();
-        PUSH_OBJ(prev != NULL ? prev : Py_NewRef(Py_None), NULL);
-        PyErr_SetHandledException(exc.obj);
+        PUSH_OBJ(tr_op_push_exc_info(exc.obj), NULL);
         PUSH(exc);
         DISPATCH();
     }
 
     case TR_OP_POP_EXCEPT: {       /* (prev -- ): restores the handled exception */
         TrValue prev = POP();
-        PyErr_SetHandledException(prev.obj == Py_None ? NULL : prev.obj);
+        tr_op_pop_except(prev.obj);
         tr_value_clear(&prev);
         DISPATCH();
     }
 
     case TR_OP_RERAISE: {          /* ([lasti] ... exc -- ) */
         TrValue exc = POP();
-        if (oparg) {
-            PyObject *lasti = PEEK(oparg).obj;
-            if (PyLong_Check(lasti))
-                f->lasti = (int)PyLong_AsLong(lasti);
-        }
-        PyErr_Restore(Py_NewRef(Py_TYPE(exc.obj)), Py_NewRef(exc.obj),
-                      PyException_GetTraceback(exc.obj));
+        int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
         tr_value_clear(&exc);
-        goto exception_unwind;
+        if (err < 0)
+            goto error;
+        goto exception_unwind;     /* a re-raise adds no traceback entry */
     }
 
     case TR_OP_CHECK_EXC_MATCH: {  /* (exc type -- exc bool) */
         TrValue right = POP();
-        if (tr_exc_check_type(right.obj) < 0) {
-            tr_value_clear(&right);
-            goto error;
-        }
-        int res = PyErr_GivenExceptionMatches(TOP().obj, right.obj);
+        PyObject *r = tr_op_check_exc_match(TOP().obj, right.obj);
         tr_value_clear(&right);
-        PUSH_OBJ(Py_NewRef(res ? Py_True : Py_False), NULL);
+        if (r == NULL)
+            goto error;
+        PUSH_OBJ(r, NULL);
         DISPATCH();
     }
 

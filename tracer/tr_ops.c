@@ -1,9 +1,14 @@
-/* tr_ops.c: the opcodes of tr_eval.c too long to inline, each mirroring the helper of
- * Python/ceval.c (3.11) it names: unpack_iterable, match_keys, match_class,
- * FORMAT_VALUE, import_name, import_from, format_kwargs_error. Attribute reads that
- * patterns make (MATCH_CLASS) go through the tracer's attribute protocol. */
+/* tr_ops.c: the value-level semantics of opcodes, shared by the tracing interpreter
+ * (tr_eval.c) and the replayer (tr_replay.c) where both execute them (tr_ops.h), and
+ * the opcodes of tr_eval.c too long to inline. Each mirrors its case or helper in
+ * Python/ceval.c (3.11): the operators, truth tests and iteration, MAKE_FUNCTION, the
+ * exception opcodes and name errors (format_exc_check_arg), then unpack_iterable,
+ * match_keys, match_class, FORMAT_VALUE, import_name, import_from and
+ * format_kwargs_error. Attribute reads that patterns make (MATCH_CLASS) go through
+ * the tracer's attribute protocol. The BUILD_* family is in tr_ops_build.c. */
 #include "tr_frame.h"
 #include "tr_attr.h"
+#include "tr_ops.h"
 
 /* _PyObject_LookupAttr with a C string name: 1 found, 0 not (no exception), -1. */
 static int lookup_attr_str(PyObject *obj, const char *name, PyObject **out)
@@ -15,6 +20,314 @@ static int lookup_attr_str(PyObject *obj, const char *name, PyObject **out)
     Py_DECREF(n);
     return rc;
 }
+
+/* ---- operands ---- */
+
+void tr_op_pop(TrFrame *f, int n)
+{
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: tr_op_pop of %d values from a stack of %d\n", n, f->sp);
+        abort();
+    }
+    f->sp -= n;
+    for (int i = 0; i < n; i++)
+        tr_value_clear(&f->stack[f->sp + i]);
+}
+
+void tr_op_pop_call(TrFrame *f, int oparg)
+{
+    int n = oparg + 2;
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: CALL %d pops %d values from a stack of %d\n", oparg, n,
+                f->sp);
+        abort();
+    }
+    f->sp -= n;
+    TrValue *base = &f->stack[f->sp];
+    int is_meth = base[0].obj != NULL;
+    tr_value_clear(&base[is_meth ? 0 : 1]);    /* the function */
+    for (int i = 1; i < n; i++)                 /* self (if any) and the arguments */
+        tr_value_clear(&base[i]);
+    tr_value_clear(&base[0]);                   /* the NULL slot (a no-op when cleared) */
+}
+
+/* ---- operators ---- */
+
+PyObject *tr_op_unary(int op, PyObject *v)
+{
+    switch (op) {
+    case TR_OP_UNARY_POSITIVE:
+        return PyNumber_Positive(v);
+    case TR_OP_UNARY_NEGATIVE:
+        return PyNumber_Negative(v);
+    case TR_OP_UNARY_INVERT:
+        return PyNumber_Invert(v);
+    case TR_OP_UNARY_NOT: {
+        int t = PyObject_IsTrue(v);
+        return t < 0 ? NULL : Py_NewRef(t ? Py_False : Py_True);
+    }
+    }
+    fprintf(stderr, "tracefuzz: tr_op_unary of opcode %d\n", op);
+    abort();
+}
+
+/* ceval's binary_ops[] (NB_ADD ... NB_INPLACE_XOR); the two powers take no modulus. */
+PyObject *tr_op_binary(int oparg, PyObject *a, PyObject *b)
+{
+    typedef PyObject *(*TrBinaryFunc)(PyObject *, PyObject *);
+    static const TrBinaryFunc fns[26] = {
+        PyNumber_Add, PyNumber_And, PyNumber_FloorDivide, PyNumber_Lshift,
+        PyNumber_MatrixMultiply, PyNumber_Multiply, PyNumber_Remainder, PyNumber_Or,
+        NULL /* NB_POWER */, PyNumber_Rshift, PyNumber_Subtract, PyNumber_TrueDivide,
+        PyNumber_Xor,
+        PyNumber_InPlaceAdd, PyNumber_InPlaceAnd, PyNumber_InPlaceFloorDivide,
+        PyNumber_InPlaceLshift, PyNumber_InPlaceMatrixMultiply, PyNumber_InPlaceMultiply,
+        PyNumber_InPlaceRemainder, PyNumber_InPlaceOr, NULL /* NB_INPLACE_POWER */,
+        PyNumber_InPlaceRshift, PyNumber_InPlaceSubtract, PyNumber_InPlaceTrueDivide,
+        PyNumber_InPlaceXor,
+    };
+    if (oparg == 8)
+        return PyNumber_Power(a, b, Py_None);
+    if (oparg == 21)
+        return PyNumber_InPlacePower(a, b, Py_None);
+    if (oparg < 0 || oparg >= 26) {
+        PyErr_Format(PyExc_SystemError, "tracer: bad BINARY_OP oparg %d", oparg);
+        return NULL;
+    }
+    return fns[oparg](a, b);
+}
+
+PyObject *tr_op_compare(int oparg, PyObject *a, PyObject *b)
+{
+    if (oparg < Py_LT || oparg > Py_GE) {
+        PyErr_SetString(PyExc_SystemError, "tracer: bad COMPARE_OP");
+        return NULL;
+    }
+    return PyObject_RichCompare(a, b, oparg);
+}
+
+PyObject *tr_op_is(PyObject *a, PyObject *b, int invert)
+{
+    return Py_NewRef(((a == b) ^ (invert != 0)) ? Py_True : Py_False);
+}
+
+PyObject *tr_op_contains(PyObject *item, PyObject *container, int invert)
+{
+    int res = PySequence_Contains(container, item);
+    if (res < 0)
+        return NULL;
+    return Py_NewRef((res ^ (invert != 0)) ? Py_True : Py_False);
+}
+
+PyObject *tr_op_subscr(PyObject *container, PyObject *key)
+{
+    return PyObject_GetItem(container, key);
+}
+
+int tr_op_store_subscr(PyObject *container, PyObject *key, PyObject *v)
+{
+    return PyObject_SetItem(container, key, v);
+}
+
+int tr_op_delete_subscr(PyObject *container, PyObject *key)
+{
+    return PyObject_DelItem(container, key);
+}
+
+/* ---- truth and iteration ---- */
+
+int tr_op_pop_jump(int op, int oparg, PyObject *cond, int *delta)
+{
+    int t, want;
+    switch (op) {
+    case TR_OP_POP_JUMP_FORWARD_IF_NONE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
+    case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE:
+        t = cond == Py_None;   /* an identity test: no user code */
+        want = op == TR_OP_POP_JUMP_FORWARD_IF_NONE || op == TR_OP_POP_JUMP_BACKWARD_IF_NONE;
+        break;
+    case TR_OP_POP_JUMP_FORWARD_IF_FALSE:
+    case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_TRUE:
+        t = PyObject_IsTrue(cond);
+        if (t < 0)
+            return -1;
+        want = op == TR_OP_POP_JUMP_FORWARD_IF_TRUE || op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
+        break;
+    default:
+        fprintf(stderr, "tracefuzz: tr_op_pop_jump of opcode %d\n", op);
+        abort();
+    }
+    if (t != want)
+        return 0;
+    int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
+                   op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE ||
+                   op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
+                   op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
+    *delta = backward ? -oparg : oparg;
+    return 1;
+}
+
+int tr_op_jump_or_pop(int op, PyObject *cond)
+{
+    int t = PyObject_IsTrue(cond);
+    if (t < 0)
+        return -1;
+    return t == (op == TR_OP_JUMP_IF_TRUE_OR_POP);
+}
+
+PyObject *tr_op_get_iter(PyObject *v)
+{
+    return PyObject_GetIter(v);
+}
+
+int tr_op_iter_end(void)
+{
+    if (PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_StopIteration))
+            return -1;
+        PyErr_Clear();
+    }
+    return 0;
+}
+
+int tr_op_for_iter(PyObject *it, PyObject **next)
+{
+    *next = (*Py_TYPE(it)->tp_iternext)(it);
+    if (*next != NULL)
+        return 1;
+    return tr_op_iter_end();
+}
+
+/* ---- functions, exceptions, names ---- */
+
+PyObject *tr_op_make_function(PyObject *code, PyObject *globals, PyObject *defaults,
+                              PyObject *kwdefaults, PyObject *annotations,
+                              PyObject *closure)
+{
+    PyObject *fn = PyFunction_New(code, globals);
+    if (fn == NULL)
+        return NULL;
+    if ((closure != NULL && PyFunction_SetClosure(fn, closure) < 0) ||
+        (kwdefaults != NULL && PyFunction_SetKwDefaults(fn, kwdefaults) < 0) ||
+        (defaults != NULL && PyFunction_SetDefaults(fn, defaults) < 0)) {
+        Py_DECREF(fn);
+        return NULL;
+    }
+    /* 3.11 compiles annotations to a flat (name, value, ...) tuple that the function
+     * turns into a dict on first access: stored as is, like ceval
+     * (PyFunction_SetAnnotations only takes a dict). */
+    if (annotations != NULL)
+        Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, Py_NewRef(annotations));
+    return fn;
+}
+
+PyObject *tr_op_check_exc_match(PyObject *exc, PyObject *type)
+{
+    if (tr_exc_check_type(type) < 0)
+        return NULL;
+    return Py_NewRef(PyErr_GivenExceptionMatches(exc, type) ? Py_True : Py_False);
+}
+
+PyObject *tr_op_push_exc_info(PyObject *exc)
+{
+    PyObject *prev = PyErr_GetHandledException();
+    PyErr_SetHandledException(exc);
+    return prev != NULL ? prev : Py_NewRef(Py_None);
+}
+
+void tr_op_pop_except(PyObject *prev)
+{
+    PyErr_SetHandledException(prev == Py_None ? NULL : prev);
+}
+
+int tr_op_reraise(PyObject *exc, PyObject *lasti, int *f_lasti)
+{
+    if (lasti != NULL) {
+        if (!PyLong_Check(lasti)) {
+            PyErr_SetString(PyExc_SystemError, "lasti is not an int");
+            return -1;
+        }
+        *f_lasti = (int)PyLong_AsLong(lasti);
+    }
+    PyErr_Restore(Py_NewRef(Py_TYPE(exc)), Py_NewRef(exc), PyException_GetTraceback(exc));
+    return 0;
+}
+
+/* format_exc_check_arg: the message, and for a NameError its .name (which the
+ * traceback module reads to suggest a close name). */
+static void name_error(PyObject *type, const char *fmt, PyObject *name)
+{
+    PyErr_Format(type, fmt, name);
+    if (type != PyExc_NameError)
+        return;
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    PyErr_NormalizeException(&et, &ev, &etb);
+    if (ev != NULL && PyErr_GivenExceptionMatches(ev, PyExc_NameError) &&
+        ((PyNameErrorObject *)ev)->name == NULL) {
+        if (PyObject_SetAttrString(ev, "name", name) < 0)
+            PyErr_Clear();   /* the NameError is raised all the same, as in ceval */
+    }
+    PyErr_Restore(et, ev, etb);
+}
+
+void tr_op_name_error(PyObject *name)
+{
+    name_error(PyExc_NameError, "name '%U' is not defined", name);
+}
+
+int tr_op_unbound_local(PyCodeObject *co, int i)
+{
+    PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, i);
+    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(co->co_localspluskinds);
+    if (kinds[i] & TR_FAST_FREE)
+        name_error(PyExc_NameError,
+                   "cannot access free variable '%S' where it is not associated with a value"
+                   " in enclosing scope", name);
+    else
+        name_error(PyExc_UnboundLocalError,
+                   "cannot access local variable '%S' where it is not associated with a value",
+                   name);
+    return -1;
+}
+
+PyObject *tr_op_load_global(PyObject *globals, PyObject *builtins, PyObject *name,
+                            int *builtin)
+{
+    PyObject *v;
+    *builtin = 0;
+    if (PyDict_CheckExact(globals) && PyDict_CheckExact(builtins)) {
+        v = PyDict_GetItemWithError(globals, name);
+        if (v != NULL)
+            return Py_NewRef(v);
+        if (PyErr_Occurred())
+            return NULL;
+        *builtin = 1;
+        v = PyDict_GetItemWithError(builtins, name);
+        if (v != NULL)
+            return Py_NewRef(v);
+        if (!PyErr_Occurred())
+            tr_op_name_error(name);
+        return NULL;
+    }
+    /* The slow path of a namespace that is not an exact dict: subscription. */
+    v = PyObject_GetItem(globals, name);
+    if (v != NULL)
+        return v;
+    if (!PyErr_ExceptionMatches(PyExc_KeyError))
+        return NULL;
+    PyErr_Clear();
+    *builtin = 1;
+    v = PyObject_GetItem(builtins, name);
+    if (v == NULL && PyErr_ExceptionMatches(PyExc_KeyError))
+        tr_op_name_error(name);
+    return v;
+}
+
+/* ---- the opcodes of tr_eval.c too long to inline ---- */
 
 /* UNPACK_SEQUENCE (after == -1) and UNPACK_EX: out[0] is the value for the top of the
  * stack (the first target). Values get UNPACK provenance. 0 or -1. */

@@ -23,6 +23,7 @@
 #include "tr_attr.h"
 #include "tr_faults.h"
 #include "tr_provcheck.h"
+#include "tr_ops.h"
 
 /* ---- load forwarding ---- */
 #define TR_FWD_MAX 16
@@ -178,29 +179,6 @@ static PyObject *replay_load(TrReplayState *st, TrStep *s, PyObject *owner)
     return r;
 }
 
-static PyObject *binary_op(int oparg, PyObject *a, PyObject *b)   /* new ref or NULL */
-{
-    typedef PyObject *(*binfunc_t)(PyObject *, PyObject *);
-    static const binfunc_t fns[26] = {
-        PyNumber_Add, PyNumber_And, PyNumber_FloorDivide, PyNumber_Lshift,
-        PyNumber_MatrixMultiply, PyNumber_Multiply, PyNumber_Remainder, PyNumber_Or,
-        NULL, PyNumber_Rshift, PyNumber_Subtract, PyNumber_TrueDivide, PyNumber_Xor,
-        PyNumber_InPlaceAdd, PyNumber_InPlaceAnd, PyNumber_InPlaceFloorDivide,
-        PyNumber_InPlaceLshift, PyNumber_InPlaceMatrixMultiply, PyNumber_InPlaceMultiply,
-        PyNumber_InPlaceRemainder, PyNumber_InPlaceOr, NULL, PyNumber_InPlaceRshift,
-        PyNumber_InPlaceSubtract, PyNumber_InPlaceTrueDivide, PyNumber_InPlaceXor,
-    };
-    if (oparg == 8)
-        return PyNumber_Power(a, b, Py_None);
-    if (oparg == 21)
-        return PyNumber_InPlacePower(a, b, Py_None);
-    if (oparg < 0 || oparg >= 26 || fns[oparg] == NULL) {
-        PyErr_Format(PyExc_SystemError, "tracer: bad BINARY_OP oparg %d", oparg);
-        return NULL;
-    }
-    return fns[oparg](a, b);
-}
-
 /* 1 when no user code can run for operands a (and b): builtin scalars and exact
  * builtin containers, as the tracer's own rule (tr_is_plain_operands). */
 static int plain(PyObject *a, PyObject *b)
@@ -300,9 +278,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         case TR_OP_LOAD_FAST: {
             PyObject *v = f->localsplus[oparg].obj;
-            if (v == NULL) {           /* UnboundLocalError: the tracer says it */
-                next = prefix_start(f, here);
-                goto exit;
+            if (v == NULL) {
+                tr_op_unbound_local(co, oparg);
+                goto error;
             }
             PUSH_OBJ(Py_NewRef(v));
             break;
@@ -316,8 +294,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_DELETE_FAST:
             if (f->localsplus[oparg].obj == NULL) {
-                next = prefix_start(f, here);
-                goto exit;
+                tr_op_unbound_local(co, oparg);
+                goto error;
             }
             tr_value_clear(&f->localsplus[oparg]);
             break;
@@ -326,43 +304,29 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         case TR_OP_LOAD_GLOBAL: {
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg >> 1);
-            PyObject *v = NULL;
-            if (PyDict_CheckExact(f->globals) && PyDict_CheckExact(f->builtins)) {
-                v = PyDict_GetItemWithError(f->globals, name);
-                if (v == NULL && !PyErr_Occurred())
-                    v = PyDict_GetItemWithError(f->builtins, name);
-            }
-            if (v == NULL) {           /* NameError and odd namespaces: the tracer */
-                if (PyErr_Occurred())
-                    goto error;
-                next = prefix_start(f, here);
-                goto exit;
-            }
+            int builtin;
+            if (!PyDict_CheckExact(f->globals) || !PyDict_CheckExact(f->builtins))
+                fwd_forget_all(st);    /* a mapping's __getitem__ */
+            PyObject *v = tr_op_load_global(f->globals, f->builtins, name, &builtin);
+            if (v == NULL)
+                goto error;
             if (oparg & 1)
                 PUSH_OBJ(NULL);
-            PUSH_OBJ(Py_NewRef(v));
+            PUSH_OBJ(v);
             break;
         }
         case TR_OP_UNARY_POSITIVE:
         case TR_OP_UNARY_NEGATIVE:
         case TR_OP_UNARY_INVERT:
         case TR_OP_UNARY_NOT: {
-            PyObject *v = TOP().obj, *r;
+            PyObject *v = TOP().obj;
             if (!plain(v, NULL))
                 fwd_forget_all(st);
-            if (op == TR_OP_UNARY_NOT) {
-                int b = PyObject_IsTrue(v);
-                r = b < 0 ? NULL : Py_NewRef(b ? Py_False : Py_True);
-            }
-            else if (op == TR_OP_UNARY_POSITIVE)
-                r = PyNumber_Positive(v);
-            else if (op == TR_OP_UNARY_NEGATIVE)
-                r = PyNumber_Negative(v);
-            else
-                r = PyNumber_Invert(v);
+            PyObject *r = tr_op_unary(op, v);
+            tr_op_pop(f, 1);           /* ceval releases the operand, also before an error */
             if (r == NULL)
                 goto error;
-            SET_TOP_OBJ(r);
+            PUSH_OBJ(r);
             break;
         }
         case TR_OP_BINARY_OP:
@@ -373,28 +337,23 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (!plain(a, b))
                 fwd_forget_all(st);
             if (op == TR_OP_BINARY_OP)
-                r = binary_op(oparg, a, b);
+                r = tr_op_binary(oparg, a, b);
             else if (op == TR_OP_COMPARE_OP)
-                r = oparg <= Py_GE ? PyObject_RichCompare(a, b, oparg) : NULL;
+                r = tr_op_compare(oparg, a, b);
             else if (op == TR_OP_BINARY_SUBSCR)
-                r = PyObject_GetItem(a, b);
-            else {
-                int c = PySequence_Contains(b, a);
-                r = c < 0 ? NULL : Py_NewRef((c ^ oparg) ? Py_True : Py_False);
-            }
-            if (r == NULL) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_SystemError, "tracer: bad COMPARE_OP");
+                r = tr_op_subscr(a, b);
+            else
+                r = tr_op_contains(a, b, oparg);
+            tr_op_pop(f, 2);           /* ceval's order: the deeper operand first */
+            if (r == NULL)
                 goto error;
-            }
-            CLEAR_VALUE(POP());
-            SET_TOP_OBJ(r);
+            PUSH_OBJ(r);
             break;
         }
         case TR_OP_IS_OP: {
-            int res = (PEEK(2).obj == TOP().obj) ^ oparg;
-            CLEAR_VALUE(POP());
-            SET_TOP_OBJ(Py_NewRef(res ? Py_True : Py_False));
+            PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
+            tr_op_pop(f, 2);
+            PUSH_OBJ(r);
             break;
         }
         case TR_OP_STORE_SUBSCR:
@@ -402,78 +361,46 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             int err;
             fwd_forget_all(st);       /* a dict write may be an instance dict */
             if (op == TR_OP_STORE_SUBSCR)
-                err = PyObject_SetItem(PEEK(2).obj, TOP().obj, PEEK(3).obj);
+                err = tr_op_store_subscr(PEEK(2).obj, TOP().obj, PEEK(3).obj);
             else
-                err = PyObject_DelItem(PEEK(2).obj, TOP().obj);
+                err = tr_op_delete_subscr(PEEK(2).obj, TOP().obj);
+            tr_op_pop(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
             if (err < 0)
                 goto error;
-            CLEAR_VALUE(POP());
-            CLEAR_VALUE(POP());
-            if (op == TR_OP_STORE_SUBSCR)
-                CLEAR_VALUE(POP());
             break;
         }
         case TR_OP_BUILD_TUPLE:
         case TR_OP_BUILD_LIST: {
-            PyObject *r = op == TR_OP_BUILD_TUPLE ? PyTuple_New(oparg) : PyList_New(oparg);
+            PyObject *r = op == TR_OP_BUILD_TUPLE ? tr_op_build_tuple(&PEEK(oparg), oparg)
+                                                  : tr_op_build_list(&PEEK(oparg), oparg);
             if (r == NULL)
                 goto error;
-            for (int k = oparg; k > 0; k--) {
-                TrValue v = POP();
-                if (op == TR_OP_BUILD_TUPLE)
-                    PyTuple_SET_ITEM(r, k - 1, v.obj);
-                else
-                    PyList_SET_ITEM(r, k - 1, v.obj);
-                tr_prov_decref(v.prov);
-            }
+            for (int k = 0; k < oparg; k++)
+                CLEAR_VALUE(POP());
             PUSH_OBJ(r);
             break;
         }
         case TR_OP_BUILD_MAP: {
-            PyObject *r = _PyDict_NewPresized(oparg);
-            int err = r == NULL ? -1 : 0;
             fwd_forget_all(st);       /* keys' __hash__ / __eq__ */
-            for (int k = oparg; k > 0 && err == 0; k--)
-                err = PyDict_SetItem(r, PEEK(2 * k).obj, PEEK(2 * k - 1).obj);
-            if (err < 0) {
-                Py_XDECREF(r);
+            PyObject *r = tr_op_build_map(&PEEK(2 * oparg), oparg);
+            if (r == NULL)
                 goto error;
-            }
             for (int k = 0; k < 2 * oparg; k++)
                 CLEAR_VALUE(POP());
             PUSH_OBJ(r);
             break;
         }
         case TR_OP_BUILD_CONST_KEY_MAP: {
-            PyObject *keys = TOP().obj;
-            if (!PyTuple_CheckExact(keys) || PyTuple_GET_SIZE(keys) != oparg) {
-                next = prefix_start(f, here);
-                goto exit;
-            }
-            PyObject *r = _PyDict_NewPresized(oparg);
-            int err = r == NULL ? -1 : 0;
-            for (int k = 0; k < oparg && err == 0; k++)
-                err = PyDict_SetItem(r, PyTuple_GET_ITEM(keys, k), PEEK(oparg + 1 - k).obj);
-            if (err < 0) {
-                Py_XDECREF(r);
+            PyObject *r = tr_op_build_const_key_map(&PEEK(oparg + 1), TOP().obj, oparg);
+            if (r == NULL)
                 goto error;
-            }
             for (int k = 0; k < oparg + 1; k++)
                 CLEAR_VALUE(POP());
             PUSH_OBJ(r);
             break;
         }
         case TR_OP_BUILD_STRING: {
-            PyObject *empty = PyUnicode_New(0, 0);
-            PyObject *items = empty != NULL ? PyTuple_New(oparg) : NULL;
-            PyObject *r = NULL;
-            if (items != NULL) {
-                for (int k = 0; k < oparg; k++)
-                    PyTuple_SET_ITEM(items, k, Py_NewRef(PEEK(oparg - k).obj));
-                r = PyUnicode_Join(empty, items);
-            }
-            Py_XDECREF(items);
-            Py_XDECREF(empty);
+            PyObject *r = tr_op_build_string(&PEEK(oparg), oparg);
             if (r == NULL)
                 goto error;
             for (int k = 0; k < oparg; k++)
@@ -482,24 +409,20 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_LIST_APPEND:
-            if (PyList_Append(PEEK(oparg + 1).obj, TOP().obj) < 0)
+            if (tr_op_list_append(PEEK(oparg + 1).obj, TOP().obj) < 0)
                 goto error;
             CLEAR_VALUE(POP());
             break;
         case TR_OP_LIST_EXTEND: {
-            if (!PyList_CheckExact(TOP().obj) && !PyTuple_CheckExact(TOP().obj)) {
-                next = prefix_start(f, here);           /* iterating runs user code: the tracer's message */
-                goto exit;
-            }
-            PyObject *none = _PyList_Extend((PyListObject *)PEEK(oparg + 1).obj, TOP().obj);
-            if (none == NULL)
+            if (!PyList_CheckExact(TOP().obj) && !PyTuple_CheckExact(TOP().obj))
+                fwd_forget_all(st);   /* iterating may run user code */
+            if (tr_op_list_extend(PEEK(oparg + 1).obj, TOP().obj) < 0)
                 goto error;
-            Py_DECREF(none);
             CLEAR_VALUE(POP());
             break;
         }
         case TR_OP_LIST_TO_TUPLE: {
-            PyObject *r = PyList_AsTuple(TOP().obj);
+            PyObject *r = tr_op_list_to_tuple(TOP().obj);
             if (r == NULL)
                 goto error;
             SET_TOP_OBJ(r);
@@ -508,7 +431,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_GET_ITER: {
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
-            PyObject *it = PyObject_GetIter(TOP().obj);
+            PyObject *it = tr_op_get_iter(TOP().obj);
             if (it == NULL)
                 goto error;
             SET_TOP_OBJ(it);
@@ -518,15 +441,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PyObject *it = TOP().obj;
             if (!PyRange_Check(it) && !PyList_CheckExact(it) && !PyTuple_CheckExact(it))
                 fwd_forget_all(st);
-            PyObject *v = (*Py_TYPE(it)->tp_iternext)(it);
-            if (v != NULL) {
+            PyObject *v;
+            int more = tr_op_for_iter(it, &v);
+            if (more < 0)
+                goto error;
+            if (more) {
                 PUSH_OBJ(v);
                 break;
-            }
-            if (PyErr_Occurred()) {
-                if (!PyErr_ExceptionMatches(PyExc_StopIteration))
-                    goto error;
-                PyErr_Clear();
             }
             CLEAR_VALUE(POP());
             next += oparg;
@@ -543,35 +464,22 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_POP_JUMP_FORWARD_IF_FALSE:
         case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
         case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_TRUE: {
-            if (!plain(TOP().obj, NULL))
-                fwd_forget_all(st);
-            int b = PyObject_IsTrue(TOP().obj);
-            if (b < 0)
-                goto error;
-            CLEAR_VALUE(POP());
-            int want = op == TR_OP_POP_JUMP_FORWARD_IF_TRUE ||
-                       op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
-            int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
-                           op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE;
-            if (b == want) {
-                next += backward ? -oparg : oparg;
-                jumped = 1;
-            }
-            break;
-        }
+        case TR_OP_POP_JUMP_BACKWARD_IF_TRUE:
         case TR_OP_POP_JUMP_FORWARD_IF_NONE:
         case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
         case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
         case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
-            int isnone = TOP().obj == Py_None;
-            CLEAR_VALUE(POP());
-            int want = op == TR_OP_POP_JUMP_FORWARD_IF_NONE ||
-                       op == TR_OP_POP_JUMP_BACKWARD_IF_NONE;
-            int backward = op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
-                           op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
-            if (isnone == want) {
-                next += backward ? -oparg : oparg;
+            int delta = 0, is_none_test = op == TR_OP_POP_JUMP_FORWARD_IF_NONE ||
+                op == TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE || op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
+                op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
+            if (!is_none_test && !plain(TOP().obj, NULL))
+                fwd_forget_all(st);
+            int taken = tr_op_pop_jump(op, oparg, TOP().obj, &delta);
+            CLEAR_VALUE(POP());       /* ceval pops the condition before a failing test too */
+            if (taken < 0)
+                goto error;
+            if (taken) {
+                next += delta;
                 jumped = 1;
             }
             break;
@@ -580,10 +488,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_JUMP_IF_TRUE_OR_POP: {
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
-            int b = PyObject_IsTrue(TOP().obj);
-            if (b < 0)
+            int jump = tr_op_jump_or_pop(op, TOP().obj);
+            if (jump < 0)
                 goto error;
-            if (b == (op == TR_OP_JUMP_IF_TRUE_OR_POP)) {
+            if (jump) {
                 next += oparg;
                 jumped = 1;
             }
@@ -685,38 +593,24 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PyObject *r = PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
             if (argv != callbuf)
                 PyMem_Free(argv);
+            tr_op_pop_call(f, oparg);   /* in ceval's order, also before an error */
             if (r == NULL)
                 goto error;
-            for (int k = 0; k < oparg + 2; k++)
-                CLEAR_VALUE(POP());
             PUSH_OBJ(r);
             break;
         }
         case TR_OP_MAKE_FUNCTION: {
-            PyObject *fn = PyFunction_New(TOP().obj, f->globals);
+            int n = 1;
+            PyObject *closure = (oparg & 8) ? PEEK(++n).obj : NULL;
+            PyObject *annotations = (oparg & 4) ? PEEK(++n).obj : NULL;
+            PyObject *kwdefaults = (oparg & 2) ? PEEK(++n).obj : NULL;
+            PyObject *defaults = (oparg & 1) ? PEEK(++n).obj : NULL;
+            PyObject *fn = tr_op_make_function(TOP().obj, f->globals, defaults, kwdefaults,
+                                               annotations, closure);
             if (fn == NULL)
                 goto error;
-            CLEAR_VALUE(POP());
-            int err = 0;
-            if (oparg & 4) {
-                TrValue v = POP();
-                Py_XSETREF(((PyFunctionObject *)fn)->func_annotations, v.obj);
-                tr_prov_decref(v.prov);
-            }
-            if (oparg & 2) {
-                TrValue v = POP();
-                err |= PyFunction_SetKwDefaults(fn, v.obj);
-                tr_value_clear(&v);
-            }
-            if (oparg & 1) {
-                TrValue v = POP();
-                err |= PyFunction_SetDefaults(fn, v.obj);
-                tr_value_clear(&v);
-            }
-            if (err) {
-                Py_DECREF(fn);
-                goto error;
-            }
+            for (int k = 0; k < n; k++)
+                CLEAR_VALUE(POP());
             PUSH_OBJ(fn);
             break;
         }
@@ -735,36 +629,29 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_PUSH_EXC_INFO: {
             TrValue exc = POP();
-            PyObject *prev = PyErr_GetHandledException();
-            PUSH_OBJ(prev != NULL ? prev : Py_NewRef(Py_None));
-            PyErr_SetHandledException(exc.obj);
+            PUSH_OBJ(tr_op_push_exc_info(exc.obj));
             f->stack[f->sp++] = exc;
             break;
         }
         case TR_OP_POP_EXCEPT: {
             TrValue prev = POP();
-            PyErr_SetHandledException(prev.obj == Py_None ? NULL : prev.obj);
+            tr_op_pop_except(prev.obj);
             tr_value_clear(&prev);
             break;
         }
         case TR_OP_CHECK_EXC_MATCH: {
-            PyObject *right = TOP().obj;
-            if (tr_exc_check_type(right) < 0)
+            PyObject *r = tr_op_check_exc_match(PEEK(2).obj, TOP().obj);
+            if (r == NULL)
                 goto error;
-            int res = PyErr_GivenExceptionMatches(PEEK(2).obj, right);
-            SET_TOP_OBJ(Py_NewRef(res ? Py_True : Py_False));
+            SET_TOP_OBJ(r);
             break;
         }
         case TR_OP_RERAISE: {
             TrValue exc = POP();
-            if (oparg) {
-                PyObject *lasti = PEEK(oparg).obj;
-                if (PyLong_Check(lasti))
-                    f->lasti = (int)PyLong_AsLong(lasti);
-            }
-            PyErr_Restore(Py_NewRef(Py_TYPE(exc.obj)), Py_NewRef(exc.obj),
-                          PyException_GetTraceback(exc.obj));
+            int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
             tr_value_clear(&exc);
+            if (err < 0)
+                goto error;
             goto unwind;   /* a re-raise adds no traceback entry */
         }
         case TR_OP_COPY:

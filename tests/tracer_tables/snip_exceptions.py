@@ -471,5 +471,50 @@ def program(n):
         return fact(n), str(e)
 """)
 
+# NameError carries the missing name (ceval's format_exc_check_arg sets .name, which
+# the traceback module reads for its "Did you mean" hint); UnboundLocalError does not.
+# name_error_has_name is replayable: its second and third calls replay the first's trace.
+T.add("name_error_has_name", """
+def make(): return ()
+def program():
+    r = []
+    try:
+        undefined_global_tf
+    except NameError as e:
+        r.append((type(e).__name__, str(e), e.name))
+    try:
+        before_assignment
+    except UnboundLocalError as e:
+        r.append((type(e).__name__, str(e), e.name))
+    before_assignment = 1
+    try:
+        del before_assignment
+        del before_assignment
+    except UnboundLocalError as e:
+        r.append((type(e).__name__, str(e), e.name))
+    return r
+""")
+T.add("name_error_free_var_has_name", """
+def make(): return ()
+def program():
+    def inner():
+        return later
+    try:
+        inner()
+    except NameError as e:
+        r = type(e).__name__, str(e), e.name
+    later = 1
+    return r, inner()
+""")
+T.add("name_error_del_global_has_name", """
+def make(): return ()
+def program():
+    global never_defined_tf
+    try:
+        del never_defined_tf
+    except NameError as e:
+        return type(e).__name__, str(e), e.name
+""")
+
 if __name__ == "__main__":
     T.main()

@@ -246,5 +246,84 @@ def program():
     LOG.append("after")
 """)
 
+# Operands are released in ceval's order, deepest first (lhs before rhs, the item before
+# the container, the container before the key, the stored value first), and before an
+# error propagates. The program is replayable: calls 2 and 3 pin the replayer too.
+OPS = """
+class Op:
+    def __init__(self, tag): self.tag = tag
+    def __del__(self): LOG.append(("del", self.tag))
+    def __add__(self, o): return 1
+    def __lt__(self, o): return True
+    def __getitem__(self, k): return 2
+    def __setitem__(self, k, v): pass
+    def __delitem__(self, k): pass
+    def __contains__(self, k): return True
+"""
+T.add("operand_release_order", FIN + OPS + """
+def make(): return ()
+def program():
+    r = [Op("a") + Op("b")]
+    LOG.append("|")
+    r.append(Op("c") < Op("d"))
+    LOG.append("|")
+    r.append(Op("e")[Op("f")])
+    LOG.append("|")
+    Op("g")[Op("h")] = Op("i")
+    LOG.append("|")
+    del Op("j")[Op("k")]
+    LOG.append("|")
+    r.append(Op("l") in Op("m"))
+    LOG.append("|")
+    r.append(Op("n") is Op("o"))
+    return r
+""")
+T.add("operand_release_order_on_error", FIN + OPS + """
+def make(): return ()
+def program():
+    try:
+        Fin("a") + Fin("b")
+    except TypeError:
+        LOG.append("caught +")
+    try:
+        Fin("c") < Fin("d")
+    except TypeError:
+        LOG.append("caught <")
+    try:
+        Fin("e")[Fin("f")]
+    except TypeError:
+        LOG.append("caught []")
+    try:
+        Fin("g") in Fin("h")
+    except TypeError:
+        LOG.append("caught in")
+    try:
+        Fin("i")[Fin("j")] = Fin("k")
+    except TypeError:
+        LOG.append("caught []=")
+    return "done"
+""")
+
+# CALL releases the function, then self and the arguments in order; CALL_FUNCTION_EX
+# the function, the positional tuple, then the keyword dict (ceval 3.11).
+T.add("call_release_order", FIN + """
+def make(): return ()
+def program():
+    r = [Fin("a").__eq__(Fin("b"))]
+    LOG.append("|")
+    r.append(getattr(Fin("c"), "tag", Fin("d")))
+    LOG.append("|")
+    try:
+        isinstance(Fin("e"), Fin("f"))
+    except TypeError:
+        LOG.append("caught")
+    return r
+""")
+T.add("call_ex_release_order", FIN + """
+def make(): return ()
+def program():
+    return "{0.tag}{k.tag}".format(*[Fin("g")], **{"k": Fin("h")})
+""")
+
 if __name__ == "__main__":
     T.main()
