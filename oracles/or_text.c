@@ -26,9 +26,8 @@ or_buf_free(OrBuf *b)
     or_buf_init(b);
 }
 
-/* Makes room for `extra` more bytes plus the NUL; 0 or -1 (and oom set). */
-static int
-buf_reserve(OrBuf *b, size_t extra)
+int
+or_buf_grow(OrBuf *b, size_t extra)
 {
     if (b->oom) {
         return -1;
@@ -43,6 +42,7 @@ buf_reserve(OrBuf *b, size_t extra)
     char *p = realloc(b->p, cap);
     if (p == NULL) {
         b->oom = 1;
+        b->cap = 0;   /* the inline appends now always take the failing path */
         return -1;
     }
     b->p = p;
@@ -51,26 +51,28 @@ buf_reserve(OrBuf *b, size_t extra)
 }
 
 void
-or_buf_putn(OrBuf *b, const char *s, size_t n)
+or_buf_put_u64(OrBuf *b, unsigned long long v)
 {
-    if (buf_reserve(b, n) < 0) {
-        return;
+    char tmp[24];
+    char *end = tmp + sizeof tmp, *q = end;
+    do {
+        *--q = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    or_buf_putn(b, q, (size_t)(end - q));
+}
+
+void
+or_buf_put_i64(OrBuf *b, long long v)
+{
+    if (v < 0) {
+        or_buf_putc(b, '-');
+        /* the magnitude in unsigned arithmetic: -LLONG_MIN overflows long long */
+        or_buf_put_u64(b, 0ull - (unsigned long long)v);
     }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-void
-or_buf_puts(OrBuf *b, const char *s)
-{
-    or_buf_putn(b, s, strlen(s));
-}
-
-void
-or_buf_putc(OrBuf *b, char c)
-{
-    or_buf_putn(b, &c, 1);
+    else {
+        or_buf_put_u64(b, (unsigned long long)v);
+    }
 }
 
 void
@@ -89,7 +91,7 @@ or_buf_printf(OrBuf *b, const char *fmt, ...)
         or_buf_putn(b, small, (size_t)n);
         return;
     }
-    if (buf_reserve(b, (size_t)n) < 0) {
+    if (or_buf_grow(b, (size_t)n) < 0) {
         return;
     }
     va_start(ap, fmt);
@@ -114,7 +116,7 @@ or_buf_finish(OrBuf *b)
         or_buf_free(b);
         return NULL;
     }
-    if (b->p == NULL && buf_reserve(b, 0) == 0) {
+    if (b->p == NULL && or_buf_grow(b, 0) == 0) {
         b->p[0] = '\0';
     }
     char *p = b->p;
