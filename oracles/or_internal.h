@@ -45,6 +45,19 @@ char *or_buf_finish(OrBuf *b);
 void or_buf_put_i64(OrBuf *b, long long v);
 void or_buf_put_u64(OrBuf *b, unsigned long long v);
 
+/* Writes v's decimal digits backwards, ending just before `end` (at most 20
+ * bytes); returns where they start. For callers that frame the digits
+ * ("[12]", "#3 ") in one small array and append it with one copy. */
+static inline char *
+or_fmt_u64(char *end, unsigned long long v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return end;
+}
+
 static inline void
 or_buf_putn(OrBuf *b, const char *s, size_t n)
 {

@@ -87,21 +87,30 @@ obj_number(ObsState *st, PyObject *o)
 
 /* ---- lines and paths ---- */
 
-/* "#n", the number of an object. */
+/* "#n", the number of an object, and a space after it when `space` is set. */
 static void
-put_number(OrBuf *b, size_t num)
+put_number(OrBuf *b, size_t num, int space)
 {
-    or_buf_putc(b, '#');
-    or_buf_put_u64(b, (unsigned long long)num);
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    if (space) {
+        *--end = ' ';
+    }
+    char *q = or_fmt_u64(end, (unsigned long long)num);
+    *--q = '#';
+    or_buf_putn(b, q, (size_t)(tmp + sizeof tmp - q));
 }
 
-/* open, i, close: an index step of a path ("[3]", "{0}", "[64:]"). */
+/* open, i, close: an index or a length ("[3]", "{0}"); i >= 0. */
 static void
-put_index(OrBuf *b, char open, Py_ssize_t i, const char *close)
+put_index(OrBuf *b, char open, Py_ssize_t i, char close)
 {
-    or_buf_putc(b, open);
-    or_buf_put_i64(b, (long long)i);
-    or_buf_puts(b, close);
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    *--end = close;
+    char *q = or_fmt_u64(end, (unsigned long long)i);
+    *--q = open;
+    or_buf_putn(b, q, (size_t)(tmp + sizeof tmp - q));
 }
 
 /* Starts the line of the current path; 0 when the section is over its cap. */
@@ -145,7 +154,8 @@ static void
 line_items_cap(ObsState *st, size_t shown, Py_ssize_t total)
 {
     size_t mark = st->path.len;
-    put_index(&st->path, '[', (Py_ssize_t)shown, ":]");
+    put_index(&st->path, '[', (Py_ssize_t)shown, ':');
+    or_buf_putc(&st->path, ']');
     if (line_begin(st)) {
         or_buf_puts(&st->out, "<cap items ");
         or_buf_put_i64(&st->out, (long long)total);
@@ -160,7 +170,7 @@ static void
 child(ObsState *st, PyObject *o, int depth, char open, Py_ssize_t i)
 {
     size_t mark = st->path.len;
-    put_index(&st->path, open, i, open == '[' ? "]" : "}");
+    put_index(&st->path, open, i, open == '[' ? ']' : '}');
     obs_node(st, o, depth, NULL);
     or_buf_truncate(&st->path, mark);
 }
@@ -473,13 +483,12 @@ key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign, size_t stop)
     }
     size_t num = obj_lookup(st, o);
     if (num != 0) {
-        put_number(b, num);
+        put_number(b, num, 0);
         return 0;
     }
     num = assign == 1 ? obj_number(st, o) : 0;
     if (num != 0) {
-        put_number(b, num);
-        or_buf_putc(b, ' ');
+        put_number(b, num, 1);
     }
     else {
         or_buf_puts(b, assign == 1 ? "<cap objects> " : "#? ");
@@ -669,7 +678,7 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
         int tuple = PyTuple_CheckExact(o);
         Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PySet_GET_SIZE(o);
         or_buf_puts(b, tuple ? "tuple" : "frozenset");
-        put_index(b, '[', n, "]");
+        put_index(b, '[', n, ']');
         if (depth >= OR_CAP_DEPTH) {
             or_buf_puts(b, " <cap depth>");
             line_end(st);
@@ -686,7 +695,7 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
     }
     size_t num = obj_lookup(st, o);
     if (num != 0) {
-        put_number(b, num);
+        put_number(b, num, 0);
         line_end(st);
         return;
     }
@@ -695,8 +704,7 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
         or_buf_puts(b, "<cap objects> ");
     }
     else {
-        put_number(b, num);
-        or_buf_putc(b, ' ');
+        put_number(b, num, 1);
     }
     if (or_put_type_name(b, Py_TYPE(o), 0) < 0 || or_put_detail(b, o) < 0) {
         st->failed = 1;
@@ -797,7 +805,7 @@ root_log(ObsState *st, const OrRunRaw *raw, int i)
     }
     if (line_begin(st)) {
         or_buf_puts(&st->out, "list");
-        put_index(&st->out, '[', PyList_GET_SIZE(snap), "]");
+        put_index(&st->out, '[', PyList_GET_SIZE(snap), ']');
         line_end(st);
         obs_seq(st, snap, 0);
     }

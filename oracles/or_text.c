@@ -54,11 +54,7 @@ void
 or_buf_put_u64(OrBuf *b, unsigned long long v)
 {
     char tmp[24];
-    char *end = tmp + sizeof tmp, *q = end;
-    do {
-        *--q = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
+    char *end = tmp + sizeof tmp, *q = or_fmt_u64(end, v);
     or_buf_putn(b, q, (size_t)(end - q));
 }
 

@@ -76,17 +76,39 @@ is_hex(Py_UCS4 c)
 /* Length of the run of bytes at p[0..n) that put_codepoint would copy as they are
  * (printable ASCII other than the backslash, the quote, an escaped space) and
  * that no "0x" address starts in (OR_TEXT_ADDR): those go out with one memcpy. */
+enum {
+    STOP_ALWAYS = 1,   /* control, non-ASCII, backslash: always escaped */
+    STOP_QUOTE = 2,    /* the quote, when quoted */
+    STOP_SPACE = 4,    /* the space, with OR_TEXT_SPACE */
+    STOP_ZERO = 8,     /* '0', with OR_TEXT_ADDR: an address may start here */
+};
+
+/* Which condition of plain_run stops at each byte; built once, read-only after. */
+static unsigned char stop_table[256];
+
+static void
+stop_table_init(void)
+{
+    for (int c = 0; c < 256; c++) {
+        stop_table[c] = (unsigned char)((c < 0x20 || c >= 0x7f || c == '\\') ? STOP_ALWAYS
+                                        : c == '\'' ? STOP_QUOTE
+                                        : c == ' ' ? STOP_SPACE
+                                        : c == '0' ? STOP_ZERO : 0);
+    }
+}
+
 static size_t
 plain_run(const unsigned char *p, size_t n, int quote, int flags)
 {
+    if (stop_table['\\'] == 0) {
+        stop_table_init();   /* the GIL is held: no race */
+    }
+    unsigned mask = STOP_ALWAYS | (quote ? STOP_QUOTE : 0)
+                    | ((flags & OR_TEXT_SPACE) ? STOP_SPACE : 0)
+                    | ((flags & OR_TEXT_ADDR) ? STOP_ZERO : 0);
     size_t i = 0;
-    for (; i < n; i++) {
-        unsigned char c = p[i];
-        if (c < 0x20 || c >= 0x7f || c == '\\' || (quote && c == '\'')
-            || (c == ' ' && (flags & OR_TEXT_SPACE))
-            || (c == '0' && (flags & OR_TEXT_ADDR))) {
-            break;
-        }
+    while (i < n && !(stop_table[p[i]] & mask)) {
+        i++;
     }
     return i;
 }
@@ -322,9 +344,12 @@ or_put_type_name(OrBuf *b, PyTypeObject *tp, int flags)
 static void
 put_len(OrBuf *b, Py_ssize_t n)
 {
-    or_buf_putc(b, '[');
-    or_buf_put_i64(b, (long long)n);
-    or_buf_putc(b, ']');
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    *--end = ']';
+    char *q = or_fmt_u64(end, (unsigned long long)n);
+    *--q = '[';
+    or_buf_putn(b, q, (size_t)(tmp + sizeof tmp - q));
 }
 
 /* The header detail after "#n Type": what names a function, class, module, the
