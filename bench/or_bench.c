@@ -1,6 +1,9 @@
 /* or_bench.c: observations per second (the bench_observe target; issue 5).
  *
  *   or_bench CASES.py [SECONDS]
+ *   or_bench CASES.py --rounds N    observe every run N times, print nothing else
+ *                                   (for `perf stat -e instructions:u`, which a
+ *                                   busy machine does not disturb as it does time)
  *
  * Imports CASES.py (bench/observe_cases.py), takes the raw runs its runs() returns,
  * and observes them round-robin for about SECONDS (default 2) of CPU time (the
@@ -174,10 +177,11 @@ int
 main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s CASES.py [SECONDS]\n", argv[0]);
+        fprintf(stderr, "usage: %s CASES.py [SECONDS | --rounds N]\n", argv[0]);
         return 2;
     }
-    double seconds = argc >= 3 ? atof(argv[2]) : 2.0;
+    long rounds = argc >= 4 && strcmp(argv[2], "--rounds") == 0 ? atol(argv[3]) : -1;
+    double seconds = argc >= 3 && rounds < 0 ? atof(argv[2]) : 2.0;
     PyConfig config;
     PyConfig_InitIsolatedConfig(&config);
     config.use_hash_seed = 1;
@@ -213,6 +217,23 @@ main(int argc, char **argv)
         h = fnv1a(h, text);
         free(text);
         or_observation_clear(&obs);
+    }
+
+    if (rounds >= 0) {
+        for (long k = 0; k < rounds; k++) {
+            for (size_t i = 0; i < n; i++) {
+                OrObservation obs;
+                if (or_observe(&runs[i].raw, &obs) < 0) {
+                    PyErr_Print();
+                    goto done;
+                }
+                or_observation_clear(&obs);
+            }
+        }
+        printf("observe: %zu runs x %ld rounds, checksum %016llx\n", n, rounds,
+               (unsigned long long)h);
+        rc = 0;
+        goto done;
     }
 
     size_t bytes;

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Caps of format version 1 (docs/OBSERVATION.md). Changing one changes what an
@@ -58,13 +59,44 @@ or_fmt_u64(char *end, unsigned long long v)
     return end;
 }
 
+/* memcpy for the short pieces lines are made of (a path, a number, a name):
+ * two possibly overlapping fixed-size moves instead of a library call. */
+static inline void
+or_copy(char *d, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        memcpy(d, &x, 8);
+        memcpy(d + n - 8, &y, 8);
+    }
+    else if (n >= 4 && n < 8) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    }
+    else if (n < 4) {
+        if (n > 0) {
+            d[0] = s[0];
+            d[n / 2] = s[n / 2];
+            d[n - 1] = s[n - 1];
+        }
+    }
+    else {
+        memcpy(d, s, n);
+    }
+}
+
 static inline void
 or_buf_putn(OrBuf *b, const char *s, size_t n)
 {
     if (b->len + n >= b->cap && or_buf_grow(b, n) < 0) {
         return;
     }
-    memcpy(b->p + b->len, s, n);
+    or_copy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = '\0';
 }
