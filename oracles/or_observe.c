@@ -833,6 +833,9 @@ or_observe(const OrRunRaw *raw, OrObservation *out)
     st->scrub = 0;
     or_buf_init(&st->out);
     or_buf_init(&st->path);
+    /* Most sections fit in 4 kB: one allocation instead of a chain of doublings
+     * (a failure sets oom, which section_finish reports). */
+    or_buf_grow(&st->out, 4096 - 1);
     st->key_budget = OR_KEY_BUDGET;
     /* An exception already set would read as a failure of ours: set it aside. */
     PyObject *exc_type, *exc_value, *exc_tb;
