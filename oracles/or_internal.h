@@ -7,6 +7,8 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* Caps of format version 1 (docs/OBSERVATION.md). Changing one changes what an
  * observation says, so it bumps OR_OBS_VERSION. */
@@ -22,23 +24,98 @@
                                   frozensets could otherwise expand exponentially */
 
 /* A growable NUL-terminated buffer. Allocation failure sets `oom` once and makes
- * every later call a no-op, so callers check once at the end. */
+ * every later call a no-op, so callers check once at the end. Observations write
+ * every byte through here, so the common appends are inline: a bound check and a
+ * memcpy; growth (geometric) and failure are or_buf_grow's. */
 typedef struct {
     char *p;
-    size_t len, cap;
+    size_t len, cap;    /* cap is 0 once oom is set, so the inline paths miss */
     int oom;
 } OrBuf;
 
 void or_buf_init(OrBuf *b);
 void or_buf_free(OrBuf *b);
-void or_buf_putn(OrBuf *b, const char *s, size_t n);
-void or_buf_puts(OrBuf *b, const char *s);
-void or_buf_putc(OrBuf *b, char c);
+/* Makes room for `extra` more bytes plus the NUL; 0, or -1 with oom set. */
+int or_buf_grow(OrBuf *b, size_t extra);
 void or_buf_printf(OrBuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void or_buf_truncate(OrBuf *b, size_t len);
 /* Hands the text over (malloc'd, caller frees); NULL if any allocation failed. */
 char *or_buf_finish(OrBuf *b);
+/* Decimal digits, no printf: integers are most of an observation's numbers. */
+void or_buf_put_i64(OrBuf *b, long long v);
+void or_buf_put_u64(OrBuf *b, unsigned long long v);
+
+/* Writes v's decimal digits backwards, ending just before `end` (at most 20
+ * bytes); returns where they start. For callers that frame the digits
+ * ("[12]", "#3 ") in one small array and append it with one copy. */
+static inline char *
+or_fmt_u64(char *end, unsigned long long v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return end;
+}
+
+/* memcpy for the short pieces lines are made of (a path, a number, a name):
+ * two possibly overlapping fixed-size moves instead of a library call. */
+static inline void
+or_copy(char *d, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        memcpy(d, &x, 8);
+        memcpy(d + n - 8, &y, 8);
+    }
+    else if (n >= 4 && n < 8) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    }
+    else if (n < 4) {
+        if (n > 0) {
+            d[0] = s[0];
+            d[n / 2] = s[n / 2];
+            d[n - 1] = s[n - 1];
+        }
+    }
+    else {
+        memcpy(d, s, n);
+    }
+}
+
+static inline void
+or_buf_putn(OrBuf *b, const char *s, size_t n)
+{
+    if (b->len + n >= b->cap && or_buf_grow(b, n) < 0) {
+        return;
+    }
+    or_copy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static inline void
+or_buf_puts(OrBuf *b, const char *s)
+{
+    or_buf_putn(b, s, strlen(s));
+}
+
+static inline void
+or_buf_putc(OrBuf *b, char c)
+{
+    if (b->len + 1 >= b->cap && or_buf_grow(b, 1) < 0) {
+        return;
+    }
+    b->p[b->len++] = c;
+    b->p[b->len] = '\0';
+}
 
 /* ---- values (or_value.c): writers of the value part of a line; each returns
  * 0 (or 1 where it says), or -1 with a Python exception set. They run no

@@ -87,6 +87,32 @@ obj_number(ObsState *st, PyObject *o)
 
 /* ---- lines and paths ---- */
 
+/* "#n", the number of an object, and a space after it when `space` is set. */
+static void
+put_number(OrBuf *b, size_t num, int space)
+{
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    if (space) {
+        *--end = ' ';
+    }
+    char *q = or_fmt_u64(end, (unsigned long long)num);
+    *--q = '#';
+    or_buf_putn(b, q, (size_t)(tmp + sizeof tmp - q));
+}
+
+/* open, i, close: an index or a length ("[3]", "{0}"); i >= 0. */
+static void
+put_index(OrBuf *b, char open, Py_ssize_t i, char close)
+{
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    *--end = close;
+    char *q = or_fmt_u64(end, (unsigned long long)i);
+    *--q = open;
+    or_buf_putn(b, q, (size_t)(tmp + sizeof tmp - q));
+}
+
 /* Starts the line of the current path; 0 when the section is over its cap. */
 static int
 line_begin(ObsState *st)
@@ -101,7 +127,7 @@ line_begin(ObsState *st)
     }
     st->lines++;
     or_buf_putn(&st->out, st->path.p, st->path.len);
-    or_buf_puts(&st->out, " = ");
+    or_buf_putn(&st->out, " = ", 3);
     return 1;
 }
 
@@ -128,19 +154,23 @@ static void
 line_items_cap(ObsState *st, size_t shown, Py_ssize_t total)
 {
     size_t mark = st->path.len;
-    or_buf_printf(&st->path, "[%zu:]", shown);
+    put_index(&st->path, '[', (Py_ssize_t)shown, ':');
+    or_buf_putc(&st->path, ']');
     if (line_begin(st)) {
-        or_buf_printf(&st->out, "<cap items %zd>", total);
+        or_buf_puts(&st->out, "<cap items ");
+        or_buf_put_i64(&st->out, (long long)total);
+        or_buf_putc(&st->out, '>');
         line_end(st);
     }
     or_buf_truncate(&st->path, mark);
 }
 
+/* Item i of a sequence ('[') or element i of a set ('{') at path "[i]" / "{i}". */
 static void
-child(ObsState *st, PyObject *o, int depth, const char *fmt, Py_ssize_t i)
+child(ObsState *st, PyObject *o, int depth, char open, Py_ssize_t i)
 {
     size_t mark = st->path.len;
-    or_buf_printf(&st->path, fmt, i);
+    put_index(&st->path, open, i, open == '[' ? ']' : '}');
     obs_node(st, o, depth, NULL);
     or_buf_truncate(&st->path, mark);
 }
@@ -166,7 +196,7 @@ obs_seq(ObsState *st, PyObject *o, int depth)
             break;
         }
         PyObject *item = is_list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i);
-        child(st, item, depth + 1, "[%zd]", i);
+        child(st, item, depth + 1, '[', i);
     }
 }
 
@@ -279,7 +309,7 @@ obs_set(ObsState *st, PyObject *o, int depth)
             break;
         }
         /* The table cannot change: no code runs while we hold ents. */
-        child(st, ents[i].elem, depth + 1, "{%zd}", (Py_ssize_t)i);
+        child(st, ents[i].elem, depth + 1, '{', (Py_ssize_t)i);
     }
 done:
     free(ents);
@@ -366,7 +396,9 @@ put_state_key(ObsState *st, OrBuf *b, PyObject *o, int depth, size_t stop)
     PyObject *v;
     slot_iter_init(&it, o);
     while (b->len < stop && slot_next(&it, o, &name, &v)) {
-        or_buf_printf(b, "%s%s=", first ? "" : ", ", name);
+        or_buf_puts(b, first ? "" : ", ");
+        or_buf_puts(b, name);
+        or_buf_putc(b, '=');
         first = 0;
         if (v == NULL) {
             or_buf_puts(b, "<unset>");
@@ -451,12 +483,12 @@ key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign, size_t stop)
     }
     size_t num = obj_lookup(st, o);
     if (num != 0) {
-        or_buf_printf(b, "#%zu", num);
+        put_number(b, num, 0);
         return 0;
     }
     num = assign == 1 ? obj_number(st, o) : 0;
     if (num != 0) {
-        or_buf_printf(b, "#%zu ", num);
+        put_number(b, num, 1);
     }
     else {
         or_buf_puts(b, assign == 1 ? "<cap objects> " : "#? ");
@@ -645,7 +677,8 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
         /* Values with elements: no number, contents at every appearance. */
         int tuple = PyTuple_CheckExact(o);
         Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PySet_GET_SIZE(o);
-        or_buf_printf(b, "%s[%zd]", tuple ? "tuple" : "frozenset", n);
+        or_buf_puts(b, tuple ? "tuple" : "frozenset");
+        put_index(b, '[', n, ']');
         if (depth >= OR_CAP_DEPTH) {
             or_buf_puts(b, " <cap depth>");
             line_end(st);
@@ -662,7 +695,7 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
     }
     size_t num = obj_lookup(st, o);
     if (num != 0) {
-        or_buf_printf(b, "#%zu", num);
+        put_number(b, num, 0);
         line_end(st);
         return;
     }
@@ -671,7 +704,7 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
         or_buf_puts(b, "<cap objects> ");
     }
     else {
-        or_buf_printf(b, "#%zu ", num);
+        put_number(b, num, 1);
     }
     if (or_put_type_name(b, Py_TYPE(o), 0) < 0 || or_put_detail(b, o) < 0) {
         st->failed = 1;
@@ -690,10 +723,20 @@ obs_node(ObsState *st, PyObject *o, int depth, const char *prefix)
 
 /* ---- roots and sections ---- */
 
+/* The section written in st->out becomes out->section[s], an exact-size copy: the
+ * scratch buffer stays with st for the next section, grown once per observation. */
 static int
 section_finish(ObsState *st, OrObservation *out, OrSection s)
 {
-    out->section[s] = or_buf_finish(&st->out);
+    if (!st->out.oom) {
+        char *text = malloc(st->out.len + 1);
+        if (text != NULL) {
+            memcpy(text, st->out.p ? st->out.p : "", st->out.len);
+            text[st->out.len] = '\0';
+        }
+        out->section[s] = text;
+    }
+    or_buf_truncate(&st->out, 0);
     st->lines = 0;
     st->stopped = 0;
     if (out->section[s] == NULL) {
@@ -718,11 +761,13 @@ root(ObsState *st, const char *name, PyObject *o, size_t cap, const char *prefix
     obs_node(st, o, 0, prefix);
 }
 
+static const char *const result_names[OR_STEPS] = {"r1", "r2", "r3"};
+static const char *const log_names[OR_STEPS] = {"log1", "log2", "log3"};
+
 static void
 root_result(ObsState *st, const OrRunRaw *raw, int i)
 {
-    char name[8];
-    snprintf(name, sizeof name, "r%d", i + 1);
+    const char *name = result_names[i];
     if (i >= raw->steps_done) {
         or_buf_truncate(&st->path, 0);
         or_buf_puts(&st->path, name);
@@ -744,8 +789,7 @@ root_result(ObsState *st, const OrRunRaw *raw, int i)
 static void
 root_log(ObsState *st, const OrRunRaw *raw, int i)
 {
-    char name[8];
-    snprintf(name, sizeof name, "log%d", i + 1);
+    const char *name = log_names[i];
     PyObject *snap = raw->log_after[i];
     or_buf_truncate(&st->path, 0);
     or_buf_puts(&st->path, name);
@@ -760,7 +804,8 @@ root_log(ObsState *st, const OrRunRaw *raw, int i)
         return;
     }
     if (line_begin(st)) {
-        or_buf_printf(&st->out, "list[%zd]", PyList_GET_SIZE(snap));
+        or_buf_puts(&st->out, "list");
+        put_index(&st->out, '[', PyList_GET_SIZE(snap), ']');
         line_end(st);
         obs_seq(st, snap, 0);
     }
@@ -772,13 +817,25 @@ or_observe(const OrRunRaw *raw, OrObservation *out)
     for (int i = 0; i < OR_SEC__COUNT; i++) {
         out->section[i] = NULL;
     }
-    ObsState *st = calloc(1, sizeof *st);
+    /* Not calloc: objs[] is written before it is read; only the table must be
+     * zero, and the 16 kB of objs need not be touched. */
+    ObsState *st = malloc(sizeof *st);
     if (st == NULL) {
         PyErr_NoMemory();
         return -1;
     }
+    memset(st->table, 0, sizeof st->table);
+    st->nobjs = 0;
+    st->lines = 0;
+    st->root_cap = 0;
+    st->stopped = 0;
+    st->failed = 0;
+    st->scrub = 0;
     or_buf_init(&st->out);
     or_buf_init(&st->path);
+    /* Most sections fit in 4 kB: one allocation instead of a chain of doublings
+     * (a failure sets oom, which section_finish reports). */
+    or_buf_grow(&st->out, 4096 - 1);
     st->key_budget = OR_KEY_BUDGET;
     /* An exception already set would read as a failure of ours: set it aside. */
     PyObject *exc_type, *exc_value, *exc_tb;

@@ -26,9 +26,8 @@ or_buf_free(OrBuf *b)
     or_buf_init(b);
 }
 
-/* Makes room for `extra` more bytes plus the NUL; 0 or -1 (and oom set). */
-static int
-buf_reserve(OrBuf *b, size_t extra)
+int
+or_buf_grow(OrBuf *b, size_t extra)
 {
     if (b->oom) {
         return -1;
@@ -43,6 +42,7 @@ buf_reserve(OrBuf *b, size_t extra)
     char *p = realloc(b->p, cap);
     if (p == NULL) {
         b->oom = 1;
+        b->cap = 0;   /* the inline appends now always take the failing path */
         return -1;
     }
     b->p = p;
@@ -51,26 +51,24 @@ buf_reserve(OrBuf *b, size_t extra)
 }
 
 void
-or_buf_putn(OrBuf *b, const char *s, size_t n)
+or_buf_put_u64(OrBuf *b, unsigned long long v)
 {
-    if (buf_reserve(b, n) < 0) {
-        return;
+    char tmp[24];
+    char *end = tmp + sizeof tmp, *q = or_fmt_u64(end, v);
+    or_buf_putn(b, q, (size_t)(end - q));
+}
+
+void
+or_buf_put_i64(OrBuf *b, long long v)
+{
+    if (v < 0) {
+        or_buf_putc(b, '-');
+        /* the magnitude in unsigned arithmetic: -LLONG_MIN overflows long long */
+        or_buf_put_u64(b, 0ull - (unsigned long long)v);
     }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-void
-or_buf_puts(OrBuf *b, const char *s)
-{
-    or_buf_putn(b, s, strlen(s));
-}
-
-void
-or_buf_putc(OrBuf *b, char c)
-{
-    or_buf_putn(b, &c, 1);
+    else {
+        or_buf_put_u64(b, (unsigned long long)v);
+    }
 }
 
 void
@@ -89,7 +87,7 @@ or_buf_printf(OrBuf *b, const char *fmt, ...)
         or_buf_putn(b, small, (size_t)n);
         return;
     }
-    if (buf_reserve(b, (size_t)n) < 0) {
+    if (or_buf_grow(b, (size_t)n) < 0) {
         return;
     }
     va_start(ap, fmt);
@@ -114,7 +112,7 @@ or_buf_finish(OrBuf *b)
         or_buf_free(b);
         return NULL;
     }
-    if (b->p == NULL && buf_reserve(b, 0) == 0) {
+    if (b->p == NULL && or_buf_grow(b, 0) == 0) {
         b->p[0] = '\0';
     }
     char *p = b->p;
@@ -203,24 +201,51 @@ or_observation_diff(const OrObservation *a, const OrObservation *b)
     return OR_SEC__COUNT;
 }
 
+#define OR_STR_(x) #x
+#define OR_STR(x) OR_STR_(x)
+
+/* The first two lines, fixed at compile time (the same text the format names). */
+static const char obs_text_head[] =
+    "tfobs " OR_STR(OR_OBS_VERSION) "\n"
+    "caps depth=" OR_STR(OR_CAP_DEPTH) " items=" OR_STR(OR_CAP_ITEMS)
+    " log=" OR_STR(OR_CAP_LOG) " objects=" OR_STR(OR_CAP_OBJECTS)
+    " lines=" OR_STR(OR_CAP_LINES) " str=" OR_STR(OR_CAP_STR) "\n";
+
 char *
 or_observation_text(const OrObservation *obs)
 {
-    OrBuf b;
-    or_buf_init(&b);
-    or_buf_printf(&b, "tfobs %d\n", OR_OBS_VERSION);
-    or_buf_printf(&b, "caps depth=%d items=%d log=%d objects=%d lines=%d str=%d\n",
-                  OR_CAP_DEPTH, OR_CAP_ITEMS, OR_CAP_LOG, OR_CAP_OBJECTS,
-                  OR_CAP_LINES, OR_CAP_STR);
+    /* The harness writes this text for every observation it keeps: one exact
+     * allocation and a copy per section. */
+    size_t lens[OR_SEC__COUNT];
+    size_t total = sizeof obs_text_head - 1;
     for (int i = 0; i < OR_SEC__COUNT; i++) {
-        or_buf_printf(&b, "[%s]\n", section_names[i]);
         const char *s = obs->section[i];
-        if (s != NULL) {
-            or_buf_puts(&b, s);
-            if (*s && s[strlen(s) - 1] != '\n') {
-                or_buf_putc(&b, '\n');
+        lens[i] = s != NULL ? strlen(s) : 0;
+        /* "[name]\n", the section, and a newline if it lacks its last one */
+        total += strlen(section_names[i]) + 3 + lens[i] + 1;
+    }
+    char *text = malloc(total + 1);
+    if (text == NULL) {
+        return NULL;
+    }
+    char *q = text;
+    memcpy(q, obs_text_head, sizeof obs_text_head - 1);
+    q += sizeof obs_text_head - 1;
+    for (int i = 0; i < OR_SEC__COUNT; i++) {
+        size_t n = strlen(section_names[i]);
+        *q++ = '[';
+        memcpy(q, section_names[i], n);
+        q += n;
+        *q++ = ']';
+        *q++ = '\n';
+        if (lens[i] > 0) {
+            memcpy(q, obs->section[i], lens[i]);
+            q += lens[i];
+            if (q[-1] != '\n') {
+                *q++ = '\n';
             }
         }
     }
-    return or_buf_finish(&b);
+    *q = '\0';
+    return text;
 }

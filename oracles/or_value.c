@@ -6,38 +6,64 @@
  * through a slot a class could override, so no Python code runs. */
 #include "or_internal.h"
 
+#include <math.h>
 #include <string.h>
+
+/* "...<cap str N>" after a capped text. */
+static void
+put_cap_str(OrBuf *b, Py_ssize_t n)
+{
+    or_buf_puts(b, "...<cap str ");
+    or_buf_put_i64(b, (long long)n);
+    or_buf_putc(b, '>');
+}
+
+static const char hex_digits[] = "0123456789abcdef";
+
+/* "\x", "\u" or "\U" and 2, 4 or 8 lowercase hex digits. */
+static void
+put_hex_escape(OrBuf *b, char kind, Py_UCS4 c, int digits)
+{
+    char tmp[10];
+    tmp[0] = '\\';
+    tmp[1] = kind;
+    for (int i = digits - 1; i >= 0; i--) {
+        tmp[2 + i] = hex_digits[c & 0xf];
+        c >>= 4;
+    }
+    or_buf_putn(b, tmp, 2 + (size_t)digits);
+}
 
 static void
 put_codepoint(OrBuf *b, Py_UCS4 c, char quote, int escape_space)
 {
     if (c == '\\' || (quote && c == (Py_UCS4)quote)) {
-        or_buf_putc(b, '\\');
-        or_buf_putc(b, (char)c);
+        char tmp[2] = {'\\', (char)c};
+        or_buf_putn(b, tmp, 2);
     }
     else if (c == '\n') {
-        or_buf_puts(b, "\\n");
+        or_buf_putn(b, "\\n", 2);
     }
     else if (c == '\r') {
-        or_buf_puts(b, "\\r");
+        or_buf_putn(b, "\\r", 2);
     }
     else if (c == '\t') {
-        or_buf_puts(b, "\\t");
+        or_buf_putn(b, "\\t", 2);
     }
     else if (c == ' ' && escape_space) {
-        or_buf_puts(b, "\\x20");   /* keeps " = " out of paths */
+        or_buf_putn(b, "\\x20", 4);   /* keeps " = " out of paths */
     }
     else if (c >= 0x20 && c < 0x7f) {
         or_buf_putc(b, (char)c);
     }
     else if (c < 0x100) {
-        or_buf_printf(b, "\\x%02x", (unsigned)c);
+        put_hex_escape(b, 'x', c, 2);
     }
     else if (c < 0x10000) {
-        or_buf_printf(b, "\\u%04x", (unsigned)c);
+        put_hex_escape(b, 'u', c, 4);
     }
     else {
-        or_buf_printf(b, "\\U%08x", (unsigned)c);
+        put_hex_escape(b, 'U', c, 8);
     }
 }
 
@@ -45,6 +71,46 @@ static int
 is_hex(Py_UCS4 c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Length of the run of bytes at p[0..n) that put_codepoint would copy as they are
+ * (printable ASCII other than the backslash, the quote, an escaped space) and
+ * that no "0x" address starts in (OR_TEXT_ADDR): those go out with one memcpy. */
+enum {
+    STOP_ALWAYS = 1,   /* control, non-ASCII, backslash: always escaped */
+    STOP_QUOTE = 2,    /* the quote, when quoted */
+    STOP_SPACE = 4,    /* the space, with OR_TEXT_SPACE */
+    STOP_ZERO = 8,     /* '0', with OR_TEXT_ADDR: an address may start here */
+};
+
+/* Which condition of plain_run stops at each byte; built once, read-only after. */
+static unsigned char stop_table[256];
+
+static void
+stop_table_init(void)
+{
+    for (int c = 0; c < 256; c++) {
+        stop_table[c] = (unsigned char)((c < 0x20 || c >= 0x7f || c == '\\') ? STOP_ALWAYS
+                                        : c == '\'' ? STOP_QUOTE
+                                        : c == ' ' ? STOP_SPACE
+                                        : c == '0' ? STOP_ZERO : 0);
+    }
+}
+
+static size_t
+plain_run(const unsigned char *p, size_t n, int quote, int flags)
+{
+    if (stop_table['\\'] == 0) {
+        stop_table_init();   /* the GIL is held: no race */
+    }
+    unsigned mask = STOP_ALWAYS | (quote ? STOP_QUOTE : 0)
+                    | ((flags & OR_TEXT_SPACE) ? STOP_SPACE : 0)
+                    | ((flags & OR_TEXT_ADDR) ? STOP_ZERO : 0);
+    size_t i = 0;
+    while (i < n && !(stop_table[p[i]] & mask)) {
+        i++;
+    }
+    return i;
 }
 
 /* Writes a str's characters, escaped to printable ASCII, capped at OR_CAP_STR;
@@ -63,6 +129,18 @@ or_put_text(OrBuf *b, PyObject *s, int quote, int flags)
         or_buf_putc(b, '\'');
     }
     for (Py_ssize_t i = 0; i < shown; i++) {
+        if (kind == PyUnicode_1BYTE_KIND) {
+            /* The common case, ASCII and Latin-1: copy the plain run at once. */
+            const unsigned char *p = (const unsigned char *)data + i;
+            size_t run = plain_run(p, (size_t)(shown - i), quote, flags);
+            if (run > 0) {
+                or_buf_putn(b, (const char *)p, run);
+                i += (Py_ssize_t)run;
+                if (i >= shown) {
+                    break;
+                }
+            }
+        }
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if ((flags & OR_TEXT_ADDR) && c == '0' && i + 1 < n
             && PyUnicode_READ(kind, data, i + 1) == 'x') {
@@ -71,7 +149,7 @@ or_put_text(OrBuf *b, PyObject *s, int quote, int flags)
                 j++;
             }
             if (j - (i + 2) >= 6) {   /* an address from a repr: never the same twice */
-                or_buf_puts(b, "0x<addr>");
+                or_buf_putn(b, "0x<addr>", 8);
                 i = j - 1;
                 continue;
             }
@@ -82,7 +160,7 @@ or_put_text(OrBuf *b, PyObject *s, int quote, int flags)
         or_buf_putc(b, '\'');
     }
     if (shown < n) {
-        or_buf_printf(b, "...<cap str %zd>", n);
+        put_cap_str(b, n);
     }
     return 0;
 }
@@ -98,11 +176,17 @@ or_put_bytes(OrBuf *b, PyObject *o, int flags)
     Py_ssize_t shown = n < OR_CAP_STR ? n : OR_CAP_STR;
     or_buf_puts(b, "b'");
     for (Py_ssize_t i = 0; i < shown; i++) {
-        put_codepoint(b, p[i], '\'', flags & OR_TEXT_SPACE);   /* high bytes: \xHH */
+        /* no address scrubbing in bytes: only the space flag matters here */
+        size_t run = plain_run(p + i, (size_t)(shown - i), 1, flags & OR_TEXT_SPACE);
+        or_buf_putn(b, (const char *)p + i, run);
+        i += (Py_ssize_t)run;
+        if (i < shown) {
+            put_codepoint(b, p[i], '\'', flags & OR_TEXT_SPACE);   /* high bytes: \xHH */
+        }
     }
     or_buf_putc(b, '\'');
     if (shown < n) {
-        or_buf_printf(b, "...<cap str %zd>", n);
+        put_cap_str(b, n);
     }
 }
 
@@ -117,7 +201,7 @@ put_int(OrBuf *b, PyObject *o)
         if (v == -1 && PyErr_Occurred()) {
             return -1;
         }
-        or_buf_printf(b, "%lld", v);
+        or_buf_put_i64(b, v);
         return 0;
     }
     size_t bits = _PyLong_NumBits(o);
@@ -137,6 +221,18 @@ put_int(OrBuf *b, PyObject *o)
 static int
 put_double(OrBuf *b, double v)
 {
+    /* An integral value below 2**53 is exact, and repr writes exactly its digits
+     * and ".0" (fixed notation up to 16 digits; the sign of -0.0 kept): no
+     * allocation, no dtoa. Everything else goes through repr's own formatter. */
+    if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(long long)v) {
+        if (signbit(v)) {
+            or_buf_putc(b, '-');
+            v = -v;
+        }
+        or_buf_put_u64(b, (unsigned long long)v);
+        or_buf_putn(b, ".0", 2);
+        return 0;
+    }
     char *s = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
     if (s == NULL) {
         return -1;
@@ -244,6 +340,18 @@ or_put_type_name(OrBuf *b, PyTypeObject *tp, int flags)
     return 0;
 }
 
+/* "[n]": a container's length. */
+static void
+put_len(OrBuf *b, Py_ssize_t n)
+{
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    *--end = ']';
+    char *q = or_fmt_u64(end, (unsigned long long)n);
+    *--q = '[';
+    or_buf_putn(b, q, (size_t)(tmp + sizeof tmp - q));
+}
+
 /* The header detail after "#n Type": what names a function, class, module, the
  * value of a value subclass, the length of a container. */
 int
@@ -281,19 +389,19 @@ or_put_detail(OrBuf *b, PyObject *o)
         return r;
     }
     if (PyTuple_Check(o)) {
-        or_buf_printf(b, "[%zd]", PyTuple_GET_SIZE(o));
+        put_len(b, PyTuple_GET_SIZE(o));
         return 0;
     }
     if (PyList_Check(o)) {
-        or_buf_printf(b, "[%zd]", PyList_GET_SIZE(o));
+        put_len(b, PyList_GET_SIZE(o));
         return 0;
     }
     if (PyDict_Check(o)) {
-        or_buf_printf(b, "[%zd]", PyDict_GET_SIZE(o));
+        put_len(b, PyDict_GET_SIZE(o));
         return 0;
     }
     if (PyAnySet_Check(o)) {
-        or_buf_printf(b, "[%zd]", PySet_GET_SIZE(o));
+        put_len(b, PySet_GET_SIZE(o));
         return 0;
     }
     return or_put_subclass_value(b, o, 0);

@@ -5,7 +5,8 @@
     X(aliasing) X(nan_negzero) X(set_order) X(dict_order) X(no_user_code) \
     X(cycle) X(cap_objects) X(cap_lines) X(exceptions) X(int_subclass) \
     X(mutation_in_state) X(partial_run) X(cap_log) \
-    X(set_of_instances) X(cap_key) X(exception_addresses)
+    X(set_of_instances) X(cap_key) X(exception_addresses) \
+    X(float_repr) X(int_repr) X(str_escape)
 
 /* The lines of `text` whose path starts with `prefix`, prefix removed, joined;
  * malloc'd. */
@@ -514,4 +515,79 @@ prop_exception_addresses(void)
           && strstr(t, "r1.args[1][0] = 'at 0x<addr>'\nr1.args[1][1] = '0x12'\n") != NULL
           && strstr(t, "log1[0] = '0x1234567'\n") != NULL, "%s", t);
     free(t);
+}
+
+/* ---- the value writers against an independent reference (refs/reference.py) ---- */
+
+/* Runs refs/reference.py followed by `tail` (which defines make, program and
+ * EXPECTED) and checks that the [r1] section reads EXPECTED: the writers' fast
+ * paths (digits, floats, plain runs) against Python's repr and the documented
+ * escaping, on some 1,500 seeded values each. */
+static void
+check_reference(const char *tail)
+{
+    char *ref = read_file(OR_TEST_DIR "/refs/reference.py");
+    CHECK(ref != NULL, "cannot read refs/reference.py");
+    if (ref == NULL) {
+        return;
+    }
+    size_t n = strlen(ref) + strlen(tail) + 1;
+    char *src = malloc(n);
+    snprintf(src, n, "%s%s", ref, tail);
+    Run run;
+    OrObservation obs;
+    if (run_program(src, &run) < 0) {
+        CHECK(0, "the reference program failed");
+    }
+    else if (or_observe(&run.raw, &obs) < 0) {
+        PyErr_Print();
+        CHECK(0, "observe failed");
+    }
+    else {
+        PyObject *want = PyDict_GetItemString(run.globals, "EXPECTED");   /* borrowed */
+        const char *w = want != NULL ? PyUnicode_AsUTF8(want) : NULL;
+        const char *got = obs.section[OR_SEC_R1];
+        CHECK(w != NULL, "EXPECTED missing");
+        if (w != NULL && strcmp(w, got) != 0) {
+            /* the first differing line, not 1,500 of them */
+            size_t i = 0, line = 0;
+            while (w[i] && w[i] == got[i]) {
+                line += w[i++] == '\n';
+            }
+            const char *a = w + i, *b = got + i;
+            while (a > w && a[-1] != '\n') {
+                a--;
+                b--;
+            }
+            CHECK(0, "line %zu differs\n  want: %.*s\n  got:  %.*s", line + 1,
+                  (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+        }
+        or_observation_clear(&obs);
+    }
+    run_clear(&run);
+    free(src);
+    free(ref);
+}
+
+#define REF_TAIL(values, text_of) \
+    "\nLOG = []\ndef make():\n    return ()\n" \
+    "TABLE, EXPECTED = rows(" values "(random.Random(7)), " text_of ")\n" \
+    "def program():\n    return TABLE\n"
+
+static void
+prop_float_repr(void)
+{
+    check_reference(REF_TAIL("floats", "repr"));
+}
+
+static void
+prop_int_repr(void)
+{
+    check_reference(REF_TAIL("ints", "text_of_int"));
+}
+
+static void
+prop_str_escape(void)
+{
+    check_reference(REF_TAIL("strs", "text_of_str"));
 }
