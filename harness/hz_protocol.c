@@ -5,6 +5,7 @@
  * program's world (collected by the periodic PyGC_Collect when it has cycles). */
 #include "hz_protocol.h"
 #include "hz_embed.h"
+#include "hz_hint.h"
 #include "hz_program.h"
 
 #include <stdlib.h>
@@ -495,24 +496,6 @@ static void observe(const Run *r, OrObservation *obs)
     }
 }
 
-/* The one descriptor kind a program uses, when there is exactly one (a hint for the
- * signature); NULL otherwise. */
-static const char *single_desc_kind(const char *source)
-{
-    HzFeatures feat;
-    memset(&feat, 0, sizeof feat);
-    hz_source_features(source, &feat);
-    const char *kind = NULL;
-    for (int k = 0; k < HZ_DESC__COUNT; k++) {
-        if (!feat.desc[k])
-            continue;
-        if (kind != NULL)
-            return NULL;
-        kind = hz_desc_kind_name((HzDescKind)k);
-    }
-    return kind;
-}
-
 static char *obs_text(const OrObservation *o)
 {
     char *t = or_observation_text(o);
@@ -535,7 +518,7 @@ int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
     OrVerdictInput in;
     memset(&in, 0, sizeof in);
     in.program_source = source;
-    in.hint_desc_kind = single_desc_kind(source);
+    hz_hint_bind(&in, source);
 
     PyObject *code = compile_cached(p, source, filename);   /* new */
     if (code == NULL) {
