@@ -439,6 +439,29 @@ hz_legend_stmt_of(const HzLegend *lg, const char *r_text, size_t index)
 
 /* ---- the hook ---- */
 
+/* Access patterns grouped by what they ask of a tracer, for the signature: a bug
+ * that breaks one way of reading an attribute twice breaks all of them, so one
+ * bug gives one signature per kind, not one per pattern (the report keeps the
+ * pattern). */
+static const struct { const char *access, *family; } families[] = {
+    {"repeat_read", "reread"}, {"read_in_container", "reread"}, {"identity", "reread"},
+    {"loop", "reread"}, {"alias", "reread"}, {"branch", "reread"},
+    {"write_read", "write"}, {"delete_read", "write"},
+    {"getattr_default", "probe"}, {"hasattr", "probe"}, {"try_attrerror", "probe"},
+    {"class_read", "class_read"}, {"super_read", "super_read"}, {"method_call", "call"},
+};
+
+static const char *
+access_family(const char *access)
+{
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+        if (strcmp(families[i].access, access) == 0) {
+            return families[i].family;
+        }
+    }
+    return access;
+}
+
 /* The between() mutations of attribute `attr` (or of the object `arg` as a whole,
  * or a late __getattr__ when the attribute is missing), as "+kind" suffixes
  * appended to out, each kind once. */
@@ -446,24 +469,28 @@ static void
 add_between(const HzLegend *lg, const char *attr, const char *arg, int missing, char *out,
             size_t cap)
 {
-    for (size_t i = 0; i < lg->nmuts; i++) {
-        const HzHintMutation *m = &lg->muts[i];
-        int hit = 0;
-        if (m->attr[0] != '\0') {
-            hit = attr != NULL && strcmp(m->attr, attr) == 0;
+    /* The mutation of the attribute itself first; else one of the whole object. */
+    const HzHintMutation *pick = NULL;
+    for (int pass = 0; pass < 2 && pick == NULL; pass++) {
+        for (size_t i = 0; i < lg->nmuts && pick == NULL; i++) {
+            const HzHintMutation *m = &lg->muts[i];
+            if (pass == 0) {
+                if (m->attr[0] != '\0' && attr != NULL && strcmp(m->attr, attr) == 0) {
+                    pick = m;
+                }
+            }
+            else if (m->attr[0] == '\0') {
+                if (strcmp(m->kind, "class_swap") == 0
+                        ? arg != NULL && strcmp(m->obj, arg) == 0
+                        : missing) {   /* add_getattr serves names nothing else has */
+                    pick = m;
+                }
+            }
         }
-        else if (strcmp(m->kind, "class_swap") == 0) {
-            hit = arg != NULL && strcmp(m->obj, arg) == 0;
-        }
-        else {
-            hit = missing;   /* add_getattr: serves names nothing else has */
-        }
-        char piece[32];
-        snprintf(piece, sizeof piece, "+%s", m->kind);
-        if (hit && strstr(out, piece) == NULL) {
-            size_t n = strlen(out);
-            snprintf(out + n, cap - n, "%s", piece);
-        }
+    }
+    if (pick != NULL) {
+        size_t n = strlen(out);
+        snprintf(out + n, cap - n, "+%s", pick->kind);
     }
 }
 
@@ -592,11 +619,17 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
             int s = index >= 0 ? hz_legend_stmt_of(lg, q->eager_text, (size_t)index) : -1;
             if (s >= 0) {
                 const HzHintStmt *st = &lg->stmts[s];
-                snprintf(out, cap, "%s/%s", st->desc, st->access);
+                snprintf(out, cap, "%s/%s", st->desc, access_family(st->access));
+                size_t n = strlen(out);
                 if (step2) {
                     int missing = hz_legend_member(lg, st->attr, strlen(st->attr)) == NULL;
                     add_between(lg, st->attr, st->arg, missing, out, cap);
                 }
+                snprintf(h->detail, sizeof h->detail,
+                         "%s (%s) read as %s by statement %d of program()%s%s", st->attr,
+                         st->desc, st->access, s + 1, out[n] ? ", after between() did " : "",
+                         out[n] ? out + n + 1 : "");
+                ans->detail = h->detail;
                 ans->names_element = true;
             }
         }

@@ -76,6 +76,7 @@ typedef struct {
     int parsed;
     HzLegend legend;
     char answer[128];
+    char detail[256];
 } HzHint;
 
 void hz_hint_init(HzHint *h, const char *source);

@@ -416,6 +416,7 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
     OrReportCtx ctx = {NULL, NULL, "eager", "target", NULL, NULL};
     char step[16], path[160], kind[128], what[256], sig_path[OR_PATH_MAX];
     sig_path[0] = '\0';
+    const char *detail = NULL;   /* the hint's words for the report */
     snprintf(step, sizeof step, "-");
     snprintf(path, sizeof path, "-");
     what[0] = '\0';
@@ -543,13 +544,14 @@ decided:
             .step = decided_by_obs ? atoi(section_step(div.section))
                                    : (in->step >= 1 && in->step <= OR_STEPS ? in->step : 0),
         };
-        OrHintAnswer ans = {NULL, false};
+        OrHintAnswer ans = {NULL, NULL, false};
         in->hint(in->hint_ctx, &q, &ans);
         if (ans.hint != NULL && *ans.hint != '\0') {
             kind_field(ans.hint, kind, sizeof kind);
             if (ans.names_element && decided_by_obs) {
                 path_collapsed(sig_path, div.section, path, sizeof path);
             }
+            detail = ans.detail != NULL ? ans.detail : ans.hint;
         }
     }
     {
@@ -558,7 +560,14 @@ decided:
         or_buf_printf(&sig, "%s %s %s %s", or_verdict_name(out->kind), step, path, kind);
         out->signature = or_buf_finish(&sig);
     }
-    out->report = or_report_build(in, out->kind, out->signature, &ctx);
+    {
+        /* The report names what the hint found, in the hint's own words. */
+        OrVerdictInput rin = *in;
+        if (detail != NULL) {
+            rin.hint_desc_kind = detail;
+        }
+        out->report = or_report_build(&rin, out->kind, out->signature, &ctx);
+    }
     if (out->signature == NULL || out->report == NULL) {
         or_verdict_clear(out);
         return -1;

@@ -54,6 +54,8 @@ typedef struct {
                                   space-free name of the bug's place, e.g.
                                   "prop_fresh/repeat_read"; NULL: no idea, then
                                   hint_desc_kind is used as before */
+    const char *detail;        /* borrowed, optional: a longer phrase for the report
+                                  ("involved: ..."), spaces allowed */
     bool names_element;        /* the hint names what the divergent item of a result,
                                   a LOG or the state came from: the signature then
                                   drops the item's index and inner path ("r1[#]",

@@ -268,6 +268,8 @@ synth(OrObservation *o, const char *r1, const char *log1, const char *r2, const 
 }
 
 /* The signature of eager e against target t for the program src (NULL: no hook). */
+static char *last_report;   /* the report of the last signature_of, malloc'd */
+
 static char *
 signature_of(const OrObservation *e, const OrObservation *t, const char *src,
              OrTargetEnd end, const char *message)
@@ -291,6 +293,9 @@ signature_of(const OrObservation *e, const OrObservation *t, const char *src,
     CHECK(or_verdict_decide(&in, &v) == 0, "decide");
     char *sig = v.signature;
     v.signature = NULL;
+    free(last_report);
+    last_report = v.report;
+    v.report = NULL;
     or_verdict_clear(&v);
     hz_hint_clear(&h);
     return sig;
@@ -319,16 +324,16 @@ sig_result_item(void)
     check_sig(R_EAGER,
               "r1 = tuple[5]\nr1[0] = 3\nr1[1] = 3\nr1[2] = 3\nr1[3] = tuple[2]\n"
               "r1[3][0] = #1 dict[1]\nr1[3][1] = #1\nr1[4] = #3 list[1]\n",
-              "MISMATCH_RESULT 1 r1[#] prop_fresh/repeat_read");
+              "MISMATCH_RESULT 1 r1[#] prop_fresh/reread");
     /* Another item, another statement, another signature. */
     check_sig(R_EAGER,
               "r1 = tuple[5]\nr1[0] = 3\nr1[1] = 3\nr1[2] = 3\nr1[3] = tuple[2]\n"
               "r1[3][0] = #1 dict[1]\nr1[3][1] = #2 dict[1]\nr1[4] = None\n",
-              "MISMATCH_RESULT 1 r1[#] cached_prop/getattr_default");
+              "MISMATCH_RESULT 1 r1[#] cached_prop/probe");
     check_sig(R_EAGER,
               "r1 = tuple[5]\nr1[0] = 3\nr1[1] = 4\nr1[2] = 3\nr1[3] = tuple[2]\n"
               "r1[3][0] = #1 dict[1]\nr1[3][1] = #2 dict[1]\nr1[4] = #3 list[1]\n",
-              "MISMATCH_RESULT 1 r1[#] class_attr/loop");
+              "MISMATCH_RESULT 1 r1[#] class_attr/reread");
 }
 
 /* A result that is only shorter is refined to its first differing item. */
@@ -338,7 +343,7 @@ sig_length_refined(void)
     check_sig(R_EAGER,
               "r1 = tuple[4]\nr1[0] = 3\nr1[1] = 3\nr1[2] = 3\nr1[3] = tuple[2]\n"
               "r1[3][0] = #1 dict[1]\nr1[3][1] = #1\n",
-              "MISMATCH_RESULT 1 r1[#] prop_fresh/repeat_read");
+              "MISMATCH_RESULT 1 r1[#] prop_fresh/reread");
     /* Without a hint the refined path keeps its indices, as before. */
     OrObservation e, t;
     synth(&e, "r1 = tuple[2]\nr1[0] = 1\nr1[1] = #1 object\n", NULL, NULL, NULL, NULL);
@@ -434,7 +439,12 @@ sig_between(void)
     synth(&e, R_EAGER, NULL, r2e, NULL, NULL);
     synth(&t, R_EAGER, NULL, r2t, NULL, NULL);
     char *sig = signature_of(&e, &t, PROG, OR_TARGET_FINISHED, NULL);
-    CHECK_STREQ(sig, "MISMATCH_RESULT 2 r2[#] class_attr/loop+rebind_class_attr");
+    CHECK_STREQ(sig, "MISMATCH_RESULT 2 r2[#] class_attr/reread+rebind_class_attr");
+    CHECK(last_report != NULL
+              && strstr(last_report, "involved: class_val (class_attr) read as loop by "
+                                     "statement 1 of program(), after between() did "
+                                     "rebind_class_attr\n") != NULL,
+          "%s", last_report ? last_report : "(no report)");
     free(sig);
     or_observation_clear(&e);
     or_observation_clear(&t);
@@ -516,6 +526,7 @@ main(int argc, char **argv)
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         if (strcmp(argv[1], tests[i].name) == 0) {
             tests[i].fn();
+            free(last_report);
             if (failures) {
                 fprintf(stderr, "%s: %d failure(s)\n", argv[1], failures);
                 return 1;
