@@ -324,7 +324,7 @@ only_length_differs(const OrLine *x, const OrLine *y)
     return memchr(vx, ' ', (size_t)(bx - vx)) == NULL || vx[0] == '#';
 }
 
-/* The divergent path the signature and the hint use: the report's, except that a
+/* The divergent path the hint and a named signature use: the report's, except that a
  * list or tuple that differs only in its length is refined to its first differing
  * item below it (a memoised read drops or adds items; which one differs first says
  * more than the container's length). Writes into out (OR_PATH_MAX). */
@@ -511,7 +511,7 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
                      &div, sig_path) < 0) {
         return -1;
     }
-    path_shape(sig_path, path, sizeof path);
+    path_shape(div.path, path, sizeof path);   /* refined only once a hint names it */
     switch (div.section) {
     case OR_SEC_R1: case OR_SEC_R2: case OR_SEC_R3:
         out->kind = div.exc_a || div.exc_b ? OR_MISMATCH_EXCEPTION : OR_MISMATCH_RESULT;
