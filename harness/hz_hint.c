@@ -698,6 +698,20 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                 snprintf(out, cap, "%s", m->desc);
             }
         }
+        /* A provenance check: "provenance INPUT[2].cached via cached_property ...". */
+        const char *v = out[0] == '\0' ? strstr(q->target_message, " via ") : NULL;
+        if (v != NULL) {
+            const char *n = v;
+            while (n > q->target_message && is_ident(n[-1])) {
+                n--;
+            }
+            const HzHintMember *m = n > q->target_message && n[-1] == '.' && n < v
+                                        ? hz_legend_member(lg, n, (size_t)(v - n))
+                                        : NULL;
+            if (m != NULL) {
+                snprintf(out, cap, "%s", m->desc);
+            }
+        }
     }
     if (out[0] == '\0' && lg->single_kind != NULL) {
         snprintf(out, cap, "%s", lg->single_kind);

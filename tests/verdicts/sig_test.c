@@ -461,6 +461,11 @@ sig_provenance(void)
                              "of sync: <dict object at 0x1> vs. <dict object at 0x2>\n");
     CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError prop_fresh");
     free(sig);
+    sig = signature_of(&e, &e, PROG, OR_TARGET_PROVENANCE,
+                       "tfjit.ProvenanceError: provenance INPUT[0].cached via cached_property "
+                       "resolves to <tuple object at 0x1>, the trace used <list object at 0x2>\n");
+    CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError cached_prop");
+    free(sig);
     sig = signature_of(&e, &e, PROG, OR_TARGET_PROVENANCE, "tfjit.ProvenanceError: other\n");
     CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError -");
     free(sig);
