@@ -578,6 +578,21 @@ log_answer(const HzHint *h, const OrHintQuery *q, const char *root, const char *
     return m;
 }
 
+/* The member that serves a name no member has: the program's __getattribute__
+ * override, else its __getattr__ (a tracer reports the name it was asked for). */
+static const HzHintMember *
+hook_member(const HzLegend *lg)
+{
+    const char *hooks[] = {"__getattribute__", "__getattr__"};
+    for (int k = 0; k < 2; k++) {
+        const HzHintMember *m = find_member(lg, NULL, 0, hooks[k], strlen(hooks[k]));
+        if (m != NULL) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
 void
 hz_hint_init(HzHint *h, const char *source)
 {
@@ -694,6 +709,9 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                 snprintf(qual, sizeof qual, "%.*s", (int)(w - n), n);
             }
             const HzHintMember *m = hz_legend_member(lg, qual, strlen(qual));
+            if (m == NULL) {
+                m = hook_member(lg);   /* a name only __getattr__ serves */
+            }
             if (m != NULL) {
                 snprintf(out, cap, "%s", m->desc);
             }

@@ -466,6 +466,11 @@ sig_provenance(void)
                        "resolves to <tuple object at 0x1>, the trace used <list object at 0x2>\n");
     CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError cached_prop");
     free(sig);
+    sig = signature_of(&e, &e, PROG, OR_TARGET_PROVENANCE,
+                       "tfjit.ProvenanceError: attribute dynamic of Base object out of sync: "
+                       "['dynamic', 68] vs. ['dynamic', 68]\n");
+    CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError getattr_hook");
+    free(sig);
     sig = signature_of(&e, &e, PROG, OR_TARGET_PROVENANCE, "tfjit.ProvenanceError: other\n");
     CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError -");
     free(sig);
