@@ -653,9 +653,15 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
             const HzHintMember *m = log_answer(h, q, root, rest, index, tag, sizeof tag);
             if (m != NULL || tag[0] != '\0') {
                 snprintf(out, cap, "%s%s%s", m ? m->desc : "-", tag[0] ? "/" : "", tag);
+                size_t n = strlen(out);
                 if (step2) {
                     add_between(lg, m ? m->name : NULL, NULL, m == NULL, out, cap);
                 }
+                snprintf(h->detail, sizeof h->detail,
+                         "the LOG event %s of %s.%s (%s)%s%s", tag[0] ? tag : "?",
+                         m ? m->cls : "?", m ? m->name : "?", m ? m->desc : "no member",
+                         out[n] ? ", after between() did " : "", out[n] ? out + n + 1 : "");
+                ans->detail = h->detail;
                 ans->names_element = true;
             }
         }
@@ -684,6 +690,9 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
             }
             if (m != NULL) {
                 snprintf(out, cap, "%s", m->desc);
+                snprintf(h->detail, sizeof h->detail, "what %s.%s (%s) left in the world",
+                         m->cls, m->name, m->desc);
+                ans->detail = h->detail;
                 ans->names_element = true;
             }
         }

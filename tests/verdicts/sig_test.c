@@ -391,6 +391,8 @@ sig_log_event(void)
     synth(&g, R_EAGER, log_g, NULL, NULL, NULL);
     char *sig = signature_of(&e, &t, PROG, OR_TARGET_FINISHED, NULL);
     CHECK_STREQ(sig, "MISMATCH_EVENTS 1 log1[*] prop_fresh/get");
+    CHECK(strstr(last_report, "involved: the LOG event get of Base.fresh_prop (prop_fresh)\n"),
+          "%s", last_report);
     free(sig);
     /* The target's extra event is the divergent one. */
     sig = signature_of(&t, &x, PROG, OR_TARGET_FINISHED, NULL);
@@ -422,6 +424,8 @@ sig_state(void)
           "args[0].cached[0] = 3\nargs2 = tuple[0]\nLOG = #11 list[0]\n");
     char *sig = signature_of(&e, &t, PROG, OR_TARGET_FINISHED, NULL);
     CHECK_STREQ(sig, "MISMATCH_STATE end args cached_prop");
+    CHECK(strstr(last_report, "involved: what Base.cached (cached_prop) left in the world\n"),
+          "%s", last_report);
     free(sig);
     or_observation_clear(&e);
     or_observation_clear(&t);
