@@ -593,6 +593,50 @@ hook_member(const HzLegend *lg)
     return NULL;
 }
 
+/* The member a tracer's message names, the attribute's name copied into name:
+ * "attribute NAME of TYPE object out of sync" (the cache's assertion) or
+ * "provenance X.NAME via ..." (a provenance check); a name no member has is
+ * served by the program's attribute hook. */
+static const HzHintMember *
+message_member(const HzLegend *lg, const char *msg, char *name, size_t cap)
+{
+    const char *a = strstr(msg, "attribute ");
+    if (a != NULL) {
+        const char *n = a + 10, *w = n;
+        while (is_ident(*w)) {
+            w++;
+        }
+        const char *t = strncmp(w, " of ", 4) == 0 ? w + 4 : NULL, *te = t;
+        while (te != NULL && is_ident(*te)) {
+            te++;
+        }
+        if (w > n) {
+            char qual[2 * HZ_HINT_NAME + 2];
+            if (t != NULL && te > t && strncmp(te, " object", 7) == 0) {
+                snprintf(qual, sizeof qual, "%.*s.%.*s", (int)(te - t), t, (int)(w - n), n);
+            }
+            else {
+                snprintf(qual, sizeof qual, "%.*s", (int)(w - n), n);
+            }
+            copy_n(name, cap, n, (size_t)(w - n));
+            const HzHintMember *m = hz_legend_member(lg, qual, strlen(qual));
+            return m != NULL ? m : hook_member(lg);
+        }
+    }
+    const char *v = strstr(msg, " via ");
+    if (v != NULL) {
+        const char *n = v;
+        while (n > msg && is_ident(n[-1])) {
+            n--;
+        }
+        if (n > msg && n[-1] == '.' && n < v) {
+            copy_n(name, cap, n, (size_t)(v - n));
+            return hz_legend_member(lg, n, (size_t)(v - n));
+        }
+    }
+    return NULL;
+}
+
 void
 hz_hint_init(HzHint *h, const char *source)
 {
@@ -698,46 +742,19 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
         }
     }
     if (lg->has_legend && path == NULL && q->target_message != NULL) {
-        /* A crash: the tracer's provenance message names the attribute,
-         * "attribute NAME of TYPE object out of sync". */
-        const char *a = strstr(q->target_message, "attribute ");
-        if (a != NULL) {
-            const char *n = a + 10, *w = n;
-            while (is_ident(*w)) {
-                w++;
+        /* A crash: the tracer's message may name the attribute. */
+        char name[HZ_HINT_NAME];
+        const HzHintMember *m = message_member(lg, q->target_message, name, sizeof name);
+        if (m != NULL) {
+            snprintf(out, cap, "%s", m->desc);
+            size_t n = strlen(out);
+            if (q->step == 2) {
+                add_between(lg, name, NULL, strcmp(m->name, name) != 0, out, cap);
             }
-            char qual[2 * HZ_HINT_NAME + 2] = "";
-            const char *t = strncmp(w, " of ", 4) == 0 ? w + 4 : NULL, *te = t;
-            while (te != NULL && is_ident(*te)) {
-                te++;
-            }
-            if (t != NULL && te > t && strncmp(te, " object", 7) == 0) {
-                snprintf(qual, sizeof qual, "%.*s.%.*s", (int)(te - t), t, (int)(w - n), n);
-            }
-            else {
-                snprintf(qual, sizeof qual, "%.*s", (int)(w - n), n);
-            }
-            const HzHintMember *m = hz_legend_member(lg, qual, strlen(qual));
-            if (m == NULL) {
-                m = hook_member(lg);   /* a name only __getattr__ serves */
-            }
-            if (m != NULL) {
-                snprintf(out, cap, "%s", m->desc);
-            }
-        }
-        /* A provenance check: "provenance INPUT[2].cached via cached_property ...". */
-        const char *v = out[0] == '\0' ? strstr(q->target_message, " via ") : NULL;
-        if (v != NULL) {
-            const char *n = v;
-            while (n > q->target_message && is_ident(n[-1])) {
-                n--;
-            }
-            const HzHintMember *m = n > q->target_message && n[-1] == '.' && n < v
-                                        ? hz_legend_member(lg, n, (size_t)(v - n))
-                                        : NULL;
-            if (m != NULL) {
-                snprintf(out, cap, "%s", m->desc);
-            }
+            snprintf(h->detail, sizeof h->detail, "%s (%s), named by the target's message%s%s",
+                     name, m->desc, out[n] ? ", after between() did " : "",
+                     out[n] ? out + n + 1 : "");
+            ans->detail = h->detail;
         }
     }
     if (out[0] == '\0' && lg->single_kind != NULL) {

@@ -475,6 +475,26 @@ sig_provenance(void)
                        "['dynamic', 68] vs. ['dynamic', 68]\n");
     CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError getattr_hook");
     free(sig);
+    /* In step 2, with the between() mutation of that attribute. */
+    OrVerdictInput in;
+    memset(&in, 0, sizeof in);
+    in.eager1 = in.eager2 = in.target = &e;
+    in.program_source = PROG;
+    in.target_end = OR_TARGET_PROVENANCE;
+    in.step = 2;
+    in.target_message = "tfjit.ProvenanceError: provenance ?.class_val via class_attr resolves "
+                        "to <tuple object at 0x1>, the trace used <tuple object at 0x2>\n";
+    HzHint h;
+    hz_hint_init(&h, PROG);
+    in.hint = hz_hint_answer;
+    in.hint_ctx = &h;
+    OrVerdict v;
+    CHECK(or_verdict_decide(&in, &v) == 0, "decide");
+    CHECK_STREQ(v.signature, "PROVENANCE 2 ProvenanceError class_attr+rebind_class_attr");
+    CHECK(strstr(v.report, "involved: class_val (class_attr), named by the target's message, "
+                           "after between() did rebind_class_attr\n") != NULL, "%s", v.report);
+    or_verdict_clear(&v);
+    hz_hint_clear(&h);
     sig = signature_of(&e, &e, PROG, OR_TARGET_PROVENANCE, "tfjit.ProvenanceError: other\n");
     CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError -");
     free(sig);
