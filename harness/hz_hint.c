@@ -620,7 +620,9 @@ message_member(const HzLegend *lg, const char *msg, char *name, size_t cap)
             }
             copy_n(name, cap, n, (size_t)(w - n));
             const HzHintMember *m = hz_legend_member(lg, qual, strlen(qual));
-            return m != NULL ? m : hook_member(lg);
+            /* The generated __getattr__ refuses dunder names: those are Python's own
+             * (type.__name__ read in an except clause). */
+            return m != NULL || strncmp(name, "__", 2) == 0 ? m : hook_member(lg);
         }
     }
     const char *v = strstr(msg, " via ");
@@ -743,8 +745,12 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
     }
     if (lg->has_legend && path == NULL && q->target_message != NULL) {
         /* A crash: the tracer's message may name the attribute. */
-        char name[HZ_HINT_NAME];
+        char name[HZ_HINT_NAME] = "";
         const HzHintMember *m = message_member(lg, q->target_message, name, sizeof name);
+        if (m == NULL && strncmp(name, "__", 2) == 0) {
+            /* No member of the program: a built-in attribute, named as such. */
+            snprintf(out, cap, "builtin:%s", name);
+        }
         if (m != NULL) {
             snprintf(out, cap, "%s", m->desc);
             size_t n = strlen(out);

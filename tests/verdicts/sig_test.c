@@ -475,6 +475,12 @@ sig_provenance(void)
                        "['dynamic', 68] vs. ['dynamic', 68]\n");
     CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError getattr_hook");
     free(sig);
+    /* Python's own attribute, not a member (nor the program's __getattr__). */
+    sig = signature_of(&e, &e, PROG, OR_TARGET_PROVENANCE,
+                       "tfjit.ProvenanceError: attribute __name__ of type object out of sync: "
+                       "AttributeError vs. AttributeError\n");
+    CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError builtin:__name__");
+    free(sig);
     /* In step 2, with the between() mutation of that attribute. */
     OrVerdictInput in;
     memset(&in, 0, sizeof in);
