@@ -507,11 +507,7 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
         goto decided;
     }
     snprintf(step, sizeof step, "%s", section_step(div.section));
-    if (refined_path(in->eager1->section[div.section], in->target->section[div.section],
-                     &div, sig_path) < 0) {
-        return -1;
-    }
-    path_shape(div.path, path, sizeof path);   /* refined only once a hint names it */
+    path_shape(div.path, path, sizeof path);
     switch (div.section) {
     case OR_SEC_R1: case OR_SEC_R2: case OR_SEC_R3:
         out->kind = div.exc_a || div.exc_b ? OR_MISMATCH_EXCEPTION : OR_MISMATCH_RESULT;
@@ -534,6 +530,11 @@ decided:
     if (in->hint != NULL && asks_hint(out->kind)) {
         /* Only now, for a failure: the harness may parse the program to answer. */
         int decided_by_obs = ctx.div != NULL && div.section != OR_SEC__COUNT;
+        if (decided_by_obs
+            && refined_path(in->eager1->section[div.section],
+                            in->target->section[div.section], &div, sig_path) < 0) {
+            return -1;
+        }
         OrHintQuery q = {
             .kind = out->kind,
             .section = decided_by_obs ? div.section : OR_SEC__COUNT,

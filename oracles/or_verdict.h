@@ -52,7 +52,7 @@ typedef struct {
 typedef struct {
     const char *hint;          /* borrowed (valid until the next question): a short
                                   space-free name of the bug's place, e.g.
-                                  "prop_fresh/repeat_read"; NULL: no idea, then
+                                  "prop_fresh/reread"; NULL: no idea, then
                                   hint_desc_kind is used as before */
     const char *detail;        /* borrowed, optional: a longer phrase for the report
                                   ("involved: ..."), spaces allowed */
