@@ -553,8 +553,8 @@ header_count(const char *text)
 
 /* The answer for a divergence inside a LOG (a logN section or the state's LOG). */
 static const HzHintMember *
-log_answer(const HzHint *h, const OrHintQuery *q, const char *root, const char *tail,
-           long index, char *tag, size_t cap)
+log_answer(const HzHint *h, const OrHintQuery *q, const char *root, long index, char *tag,
+           size_t cap)
 {
     const char *ta = q->eager_text, *tb = q->target_text;
     if (q->section == OR_SEC_STATE) {   /* find the LOG root's lines */
@@ -563,7 +563,6 @@ log_answer(const HzHint *h, const OrHintQuery *q, const char *root, const char *
         ta = ta ? ta + 1 : NULL;
         tb = tb ? tb + 1 : NULL;
     }
-    (void)tail;
     /* The side with more events holds the divergent one: a skipped event is
      * eager's, an extra one the target's. */
     const char *first = ta, *second = tb;
@@ -696,7 +695,7 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
         }
         else if (index >= 0 && (q->section != OR_SEC_STATE || strcmp(root, "LOG") == 0)) {
             char tag[32];
-            const HzHintMember *m = log_answer(h, q, root, rest, index, tag, sizeof tag);
+            const HzHintMember *m = log_answer(h, q, root, index, tag, sizeof tag);
             if (m != NULL || tag[0] != '\0') {
                 snprintf(out, cap, "%s%s%s", m ? m->desc : "-", tag[0] ? "/" : "", tag);
                 size_t n = strlen(out);
