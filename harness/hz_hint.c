@@ -599,8 +599,13 @@ hook_member(const HzLegend *lg)
 static const HzHintMember *
 message_member(const HzLegend *lg, const char *msg, char *name, size_t cap)
 {
-    const char *a = strstr(msg, "attribute ");
-    if (a != NULL) {
+    /* The tracer's own sentence is the last "...ProvenanceError:" of a chain; the
+     * exceptions before it name other attributes ("no attribute 'x'"). */
+    for (const char *p = strstr(msg, "ProvenanceError"); p != NULL;
+         p = strstr(p + 1, "ProvenanceError")) {
+        msg = p;
+    }
+    for (const char *a = strstr(msg, "attribute "); a != NULL; a = strstr(a + 1, "attribute ")) {
         const char *n = a + 10, *w = n;
         while (is_ident(*w)) {
             w++;

@@ -481,6 +481,15 @@ sig_provenance(void)
                        "AttributeError vs. AttributeError\n");
     CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError builtin:__name__");
     free(sig);
+    /* A chain: the attribute the earlier exception names is not the tracer's. */
+    sig = signature_of(&e, &e, PROG, OR_TARGET_PROVENANCE,
+                       "Traceback (most recent call last):\n  File \"<tfprog>\", line 9\n"
+                       "AttributeError: 'Base' object has no attribute 'cached'\n\nDuring "
+                       "handling of the above exception, another exception occurred:\n\n"
+                       "tfjit.ProvenanceError: attribute fresh_prop of Base object out of "
+                       "sync: 1 vs. 2\n");
+    CHECK_STREQ(sig, "PROVENANCE 1 ProvenanceError prop_fresh");
+    free(sig);
     /* In step 2, with the between() mutation of that attribute. */
     OrVerdictInput in;
     memset(&in, 0, sizeof in);
