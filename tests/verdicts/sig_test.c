@@ -405,6 +405,14 @@ sig_log_event(void)
     sig = signature_of(&g, &t, PROG, OR_TARGET_FINISHED, NULL);
     CHECK_STREQ(sig, "MISMATCH_EVENTS 1 log1[*] getattr_hook/getattr");
     free(sig);
+    /* ... unless the name is a member's (an unset slot falls back to __getattr__). */
+    OrObservation gm;
+    synth(&gm, R_EAGER, "log1 = list[1]\nlog1[0] = tuple[3]\nlog1[0][0] = 'getattr'\n"
+                        "log1[0][1] = 'Base'\nlog1[0][2] = 'inst_val'\n", NULL, NULL, NULL);
+    sig = signature_of(&gm, &t, PROG, OR_TARGET_FINISHED, NULL);
+    CHECK_STREQ(sig, "MISMATCH_EVENTS 1 log1[*] inst_attr/getattr");
+    free(sig);
+    or_observation_clear(&gm);
     or_observation_clear(&e);
     or_observation_clear(&t);
     or_observation_clear(&x);
