@@ -6,11 +6,14 @@
  * appends one item to the result (a loop appends up to its count, an exception
  * ends it with a ("raised", NAME) item), every class member says `# tf: desc=D`,
  * every mutation of between() `# tf: between=B`, and LOG events name attributes.
- * The hint maps a result item to its statement ("prop_fresh/repeat_read"), a LOG
- * event or a state entry to the kind of the attribute it names, and adds the
- * between() mutation of that attribute when the divergence is in step 2. A source
- * without a legend (hand-written) gets today's hint: the one descriptor kind the
- * program uses, if only one.
+ * The hint maps a result item to its statement's kind and access family
+ * ("prop_fresh/reread"; the report's detail keeps the exact access pattern), a LOG
+ * event to the kind of the attribute it names and the event's tag
+ * ("cached_prop/compute"), a state entry to its attribute's kind, a crash message
+ * naming an attribute to that attribute's kind, and adds the between() mutation of
+ * that attribute when the divergence is in step 2 ("+rebind_class_attr"). A source
+ * without a legend (hand-written) gets the hint it had before: the one descriptor
+ * kind the program tags, if only one.
  *
  * The legend is parsed lazily, on the first question: the fuzz loop never pays
  * for it on inputs whose verdict is OK. */
