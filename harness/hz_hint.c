@@ -528,12 +528,13 @@ event_member(const HzLegend *lg, const char *text, const char *root, long index,
         }
         line = *end ? end + 1 : end;
     }
-    /* Hooks log the name they were asked for: a member's name names the member (an
-     * unset slot, a module_like entry; the tag says the hook ran), any other name
-     * the hook itself. */
-    const char *hook = found != NULL ? NULL
-                       : strcmp(tag, "getattribute") == 0 ? "__getattribute__"
-                       : strcmp(tag, "getattr") == 0 ? "__getattr__" : NULL;
+    /* Hooks log the name they were asked for. __getattribute__ runs first for
+     * every name: the hook is what ran. __getattr__ runs when the normal lookup
+     * failed: a member's name names the member (an unset slot, a module_like
+     * entry; the tag says the hook ran), any other name the hook itself. */
+    const char *hook = strcmp(tag, "getattribute") == 0 ? "__getattribute__"
+                       : strcmp(tag, "getattr") == 0 && found == NULL ? "__getattr__"
+                                                                      : NULL;
     if (hook != NULL && cls[0] != '\0') {
         const HzHintMember *m = find_member(lg, cls, strlen(cls), hook, strlen(hook));
         if (m != NULL) {
