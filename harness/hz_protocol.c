@@ -6,6 +6,7 @@
 #include "hz_protocol.h"
 #include "hz_codecache.h"
 #include "hz_embed.h"
+#include "hz_hint.h"
 #include "hz_program.h"
 
 #include <stdlib.h>
@@ -435,24 +436,6 @@ static void observe(const Run *r, OrObservation *obs)
     }
 }
 
-/* The one descriptor kind a program uses, when there is exactly one (a hint for the
- * signature); NULL otherwise. */
-static const char *single_desc_kind(const char *source)
-{
-    HzFeatures feat;
-    memset(&feat, 0, sizeof feat);
-    hz_source_features(source, &feat);
-    const char *kind = NULL;
-    for (int k = 0; k < HZ_DESC__COUNT; k++) {
-        if (!feat.desc[k])
-            continue;
-        if (kind != NULL)
-            return NULL;
-        kind = hz_desc_kind_name((HzDescKind)k);
-    }
-    return kind;
-}
-
 static char *obs_text(const OrObservation *o)
 {
     char *t = or_observation_text(o);
@@ -488,7 +471,7 @@ static int run_protocol(HzProtocol *p, const char *source, const char *filename,
     OrVerdictInput in;
     memset(&in, 0, sizeof in);
     in.program_source = source;
-    in.hint_desc_kind = single_desc_kind(source);
+    hz_hint_bind(&in, source);
 
     PyObject *code = hz_codecache_get(p->code, source, filename, !fast);   /* new */
     if (code == NULL) {

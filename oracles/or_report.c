@@ -192,7 +192,7 @@ or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signat
         or_buf_printf(&b, "why: %s\n", ctx->what);
     }
     if (in->hint_desc_kind != NULL) {
-        or_buf_printf(&b, "descriptor kind: %s\n", in->hint_desc_kind);
+        or_buf_printf(&b, "involved: %s\n", in->hint_desc_kind);
     }
     if (ctx->div != NULL && ctx->div->section != OR_SEC__COUNT
         && ctx->a != NULL && ctx->b != NULL) {

@@ -9,7 +9,13 @@
  * Signature: "VERDICT STEP PATH KIND", four space-free fields, stable across
  * versions: STEP is 1..3, "end" for the state section or "-"; PATH is the first
  * differing path reduced to a shape (object numbers dropped, LOG indices "*"),
- * or for a crash the signal / exception type name; KIND the descriptor kind hint. */
+ * or for a crash the signal / exception type name; KIND the hint: what in the
+ * program the divergence comes from, as the harness's hint hook names it (the
+ * descriptor kind and access pattern of the statement that made the divergent
+ * result item, the kind of the attribute a LOG event or a state entry names), or
+ * the plain hint_desc_kind. When the hook names the item, PATH keeps only its root
+ * and "[#]" / "[*]" (the index depends on the program's length, the inner path on
+ * its values). docs/OBSERVATION.md, "Signatures", has the examples. */
 #include "or_verdict.h"
 #include "or_internal.h"
 
@@ -273,6 +279,99 @@ signal_name(int sig, char *out, size_t cap)
     snprintf(out, cap, "SIG%d", sig);
 }
 
+/* The shape of a path whose item the hint named: the root and, for a result or a
+ * LOG, one index marker ("r1[#]", "log2[*]"); the root alone for the state
+ * ("args", "args2", "LOG"). */
+static void
+path_collapsed(const char *path, OrSection sec, char *out, size_t cap)
+{
+    size_t n = strcspn(path, "[.{");
+    if (n > 40) {
+        n = 40;
+    }
+    const char *mark = "";
+    if (sec != OR_SEC_STATE && path[n] == '[') {
+        mark = is_r_section(sec) ? "[#]" : "[*]";
+    }
+    snprintf(out, cap, "%.*s%s", (int)n, path, mark);
+}
+
+/* The value part of a line "PATH = VALUE" ("" when it has none). */
+static const char *
+line_value(const OrLine *l, size_t *len)
+{
+    size_t p = or_line_path_len(l);
+    if (p + 3 > l->len) {
+        *len = 0;
+        return "";
+    }
+    *len = l->len - p - 3;
+    return l->start + p + 3;
+}
+
+/* Whether two values are the same container with another length: "tuple[9]" and
+ * "tuple[7]", "#3 list[2]" and "#3 list[1]". */
+static int
+only_length_differs(const OrLine *x, const OrLine *y)
+{
+    size_t nx, ny;
+    const char *vx = line_value(x, &nx), *vy = line_value(y, &ny);
+    const char *bx = memchr(vx, '[', nx), *by = memchr(vy, '[', ny);
+    if (bx == NULL || by == NULL || bx - vx != by - vy || memcmp(vx, vy, (size_t)(bx - vx)) != 0
+        || vx[nx - 1] != ']' || vy[ny - 1] != ']') {
+        return 0;
+    }
+    return memchr(vx, ' ', (size_t)(bx - vx)) == NULL || vx[0] == '#';
+}
+
+/* The divergent path the hint and a named signature use: the report's, except that a
+ * list or tuple that differs only in its length is refined to its first differing
+ * item below it (a memoised read drops or adds items; which one differs first says
+ * more than the container's length). Writes into out (OR_PATH_MAX). */
+static int
+refined_path(const char *ta, const char *tb, const OrDivergence *d, char *out)
+{
+    snprintf(out, OR_PATH_MAX, "%s", d->path);
+    OrLine *la = NULL, *lb = NULL;
+    size_t na = 0, nb = 0;
+    if (ta == NULL || tb == NULL) {
+        return 0;
+    }
+    if (or_lines_split(ta, &la, &na) < 0 || or_lines_split(tb, &lb, &nb) < 0) {
+        free(la);
+        return -1;
+    }
+    size_t i = d->line;
+    if (i < na && i < nb && only_length_differs(&la[i], &lb[i])) {
+        size_t plen = or_line_path_len(&la[i]);
+        size_t j = i + 1;
+        while (j < na && j < nb && line_eq(&la[j], &lb[j])) {
+            j++;
+        }
+        /* The item below the container: side a's line if it is one, else b's. */
+        const OrLine *pick = NULL;
+        const OrLine *cand[2] = {j < na ? &la[j] : NULL, j < nb ? &lb[j] : NULL};
+        for (int k = 0; k < 2 && pick == NULL; k++) {
+            const OrLine *c = cand[k];
+            if (c != NULL && c->len > plen && memcmp(c->start, la[i].start, plen) == 0
+                && c->start[plen] == '[') {
+                pick = c;
+            }
+        }
+        if (pick != NULL) {
+            size_t n = or_line_path_len(pick);
+            if (n >= OR_PATH_MAX) {
+                n = OR_PATH_MAX - 1;
+            }
+            memcpy(out, pick->start, n);
+            out[n] = '\0';
+        }
+    }
+    free(la);
+    free(lb);
+    return 0;
+}
+
 static const char *
 section_step(OrSection s)
 {
@@ -297,6 +396,15 @@ kind_field(const char *hint, char *out, size_t cap)
 
 /* ---- the decision ---- */
 
+/* Verdicts that are failures of the target, for which the hint is worth asking. */
+static int
+asks_hint(OrVerdictKind k)
+{
+    return k == OR_PROVENANCE || k == OR_TIMEOUT || k == OR_TARGET_CRASH
+           || k == OR_MISMATCH_EXCEPTION || k == OR_MISMATCH_RESULT
+           || k == OR_MISMATCH_EVENTS || k == OR_MISMATCH_STATE;
+}
+
 int
 or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
 {
@@ -306,7 +414,9 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
     memset(&div, 0, sizeof div);
     div.section = OR_SEC__COUNT;
     OrReportCtx ctx = {NULL, NULL, "eager", "target", NULL, NULL};
-    char step[16], path[160], kind[64], what[256];
+    char step[16], path[160], kind[128], what[256], sig_path[OR_PATH_MAX];
+    sig_path[0] = '\0';
+    const char *detail = NULL;   /* the hint's words for the report */
     snprintf(step, sizeof step, "-");
     snprintf(path, sizeof path, "-");
     what[0] = '\0';
@@ -417,13 +527,48 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
 
 decided:
     ctx.what = what;
+    if (in->hint != NULL && asks_hint(out->kind)) {
+        /* Only now, for a failure: the harness may parse the program to answer. */
+        int decided_by_obs = ctx.div != NULL && div.section != OR_SEC__COUNT;
+        if (decided_by_obs
+            && refined_path(in->eager1->section[div.section],
+                            in->target->section[div.section], &div, sig_path) < 0) {
+            return -1;
+        }
+        OrHintQuery q = {
+            .kind = out->kind,
+            .section = decided_by_obs ? div.section : OR_SEC__COUNT,
+            .path = decided_by_obs ? sig_path : NULL,
+            .eager_text = decided_by_obs ? in->eager1->section[div.section] : NULL,
+            .target_text = decided_by_obs ? in->target->section[div.section] : NULL,
+            .target_message = in->target_message,
+            .step = decided_by_obs ? atoi(section_step(div.section))
+                                   : (in->step >= 1 && in->step <= OR_STEPS ? in->step : 0),
+        };
+        OrHintAnswer ans = {NULL, NULL, false};
+        in->hint(in->hint_ctx, &q, &ans);
+        if (ans.hint != NULL && *ans.hint != '\0') {
+            kind_field(ans.hint, kind, sizeof kind);
+            if (ans.names_element && decided_by_obs) {
+                path_collapsed(sig_path, div.section, path, sizeof path);
+            }
+            detail = ans.detail != NULL ? ans.detail : ans.hint;
+        }
+    }
     {
         OrBuf sig;
         or_buf_init(&sig);
         or_buf_printf(&sig, "%s %s %s %s", or_verdict_name(out->kind), step, path, kind);
         out->signature = or_buf_finish(&sig);
     }
-    out->report = or_report_build(in, out->kind, out->signature, &ctx);
+    {
+        /* The report names what the hint found, in the hint's own words. */
+        OrVerdictInput rin = *in;
+        if (detail != NULL) {
+            rin.hint_desc_kind = detail;
+        }
+        out->report = or_report_build(&rin, out->kind, out->signature, &ctx);
+    }
     if (out->signature == NULL || out->report == NULL) {
         or_verdict_clear(out);
         return -1;

@@ -33,6 +33,37 @@ typedef enum {
     OR_TARGET_SETUP_FAILED,    /* target(program) itself raised */
 } OrTargetEnd;
 
+/* A question the verdict asks the harness, which alone knows the program's format:
+ * what in the program the first divergence comes from. Asked only for a failing
+ * verdict, once, after the observations decided (so an OK input costs nothing). */
+typedef struct {
+    OrVerdictKind kind;
+    OrSection section;         /* the divergent section; OR_SEC__COUNT when no
+                                  observation decided (crash, provenance, timeout) */
+    const char *path;          /* the first divergent path (a length-only change of a
+                                  list or tuple refined to its first differing item),
+                                  or NULL */
+    const char *eager_text;    /* that section's text on the eager side, or NULL */
+    const char *target_text;   /* and on the target side, or NULL */
+    const char *target_message;/* the target's exception text, or NULL */
+    int step;                  /* 1..3, or 0 when unknown */
+} OrHintQuery;
+
+typedef struct {
+    const char *hint;          /* borrowed (valid until the next question): a short
+                                  space-free name of the bug's place, e.g.
+                                  "prop_fresh/reread"; NULL: no idea, then
+                                  hint_desc_kind is used as before */
+    const char *detail;        /* borrowed, optional: a longer phrase for the report
+                                  ("involved: ..."), spaces allowed */
+    bool names_element;        /* the hint names what the divergent item of a result,
+                                  a LOG or the state came from: the signature then
+                                  drops the item's index and inner path ("r1[#]",
+                                  "log1[*]", "args") */
+} OrHintAnswer;
+
+typedef void (*OrHintFunc)(void *ctx, const OrHintQuery *q, OrHintAnswer *ans);
+
 typedef struct {
     bool invalid;              /* the input is not a program (compile, make, contract) */
     const char *invalid_why;   /* borrowed message for the report */
@@ -43,11 +74,15 @@ typedef struct {
     const char *target_message;/* borrowed: exception text / traceback of the target */
     const char *program_source;/* borrowed: for the report */
     const char *hint_desc_kind;/* borrowed: descriptor kind involved, for the signature */
+    OrHintFunc hint;           /* optional: asked for a failing verdict (above); its
+                                  answer, when not NULL, replaces hint_desc_kind */
+    void *hint_ctx;
 } OrVerdictInput;
 
 typedef struct {
     OrVerdictKind kind;
-    char *signature;   /* malloc'd: "VERDICT step path kind", stable across versions */
+    char *signature;   /* malloc'd: "VERDICT step path kind", stable across versions
+                          (docs/OBSERVATION.md, "Signatures") */
     char *report;      /* malloc'd: human report, first divergence side by side */
 } OrVerdict;
 
