@@ -4,6 +4,7 @@
  * payload: one type byte and fields, each u32 length + bytes (length UINT32_MAX
  * encodes NULL). */
 #include "hz_worker.h"
+#include "hz_hint.h"
 #include "hz_embed.h"
 #include "hz_target.h"
 #include "hz_jitstats.h"
@@ -511,6 +512,7 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, bool
     OrVerdictInput in;
     memset(&in, 0, sizeof in);
     in.program_source = source;
+    hz_hint_bind(&in, source);   /* a crash message naming an attribute names its kind */
     if (timed_out)
         snprintf(msg, sizeof msg, "exceeded the time limit of %g s (the worker was killed)",
                  w->cfg->timeout);
