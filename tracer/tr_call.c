@@ -294,7 +294,7 @@ static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
                          Py_ssize_t nargs, PyObject *kwnames, int steal, TrValue *out)
 {
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
-    if (tr_trace_recordf(run, NULL, "CALL %U (interpreted)", fn->func_qualname) < 0)
+    if (tr_trace_record_name(run, "CALL", fn->func_qualname, " (interpreted)", NULL, NULL) < 0)
         return -1;
     /* args is written only when steal, and then it is tr_call_stack's own stack slice */
     TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal);
@@ -351,8 +351,11 @@ static int call_opaque(TrRun *run, TrValue callable, const TrValue *args, Py_ssi
         if (what == NULL)
             goto fail;
     }
-    int rc = tr_trace_recordf(run, out, "CALL %S%s", what, pure ? "" : " (opaque)");
-    Py_DECREF(what);
+    if (!PyUnicode_CheckExact(what))   /* as %S printed it */
+        Py_SETREF(what, PyObject_Str(what));
+    int rc = what != NULL ? tr_trace_record_name(run, "CALL", what, pure ? NULL : " (opaque)",
+                                                 NULL, out) : -1;
+    Py_XDECREF(what);
     if (rc == 0)
         return 0;
 fail:
@@ -490,7 +493,7 @@ success:
     *out = obj;
     obj.obj = NULL;
     obj.prov = NULL;
-    rc = tr_trace_recordf(run, out, "CALL %s (class)", type->tp_name);
+    rc = tr_trace_record_cname(run, "CALL", type->tp_name, NULL, " (class)", out);
     if (rc < 0)
         tr_value_clear(out);
 done:

@@ -6,14 +6,39 @@
 
 #include "tr_eval.h"
 
-/* ---- tr_trace.c: the recorded operations of one run ---- */
+/* ---- tr_prov.c: a growable byte buffer for text built in C ---- */
+typedef struct {
+    char *buf;               /* PyMem_Raw memory, NUL-terminated, owned */
+    size_t len, cap;
+    int failed;              /* an allocation failed: the text is incomplete */
+} TrBuf;
+void tr_buf_put(TrBuf *b, const char *s, size_t n);
+void tr_buf_puts(TrBuf *b, const char *s);
+/* Appends tr_prov_repr(p)'s text as UTF-8. */
+void tr_prov_repr_into(TrBuf *b, const TrProv *p);
+
+/* ---- tr_trace.c: the recorded operations of one run ----
+ * Recording keeps compact entries; the text is built by tr_trace_text only. Every
+ * recorder returns 0, or -1 with an exception set; result is borrowed (its type name
+ * is copied and its provenance kept, never the object). Static strings must outlive
+ * the trace. */
 TrTrace *tr_trace_new(void);            /* NULL with MemoryError set */
 void tr_trace_free(TrTrace *trace);      /* NULL-safe */
 /* The trace as text, one line per operation: a new str reference (NULL on error). */
 PyObject *tr_trace_text(const TrTrace *trace);
 /* Records a line with a formatted description (printf-like, a PyUnicode_FromFormat
- * format). Returns 0, or -1 with an exception set. */
+ * format): the slow, general way; the typed recorders below cost no formatting. */
 int tr_trace_recordf(TrRun *run, const TrValue *result, const char *fmt, ...);
+/* "op name[post][post2]": op, post, post2 static (post, post2 may be NULL); name a str. */
+int tr_trace_record_name(TrRun *run, const char *op, PyObject *name, const char *post,
+                         const char *post2, const TrValue *result);
+/* "op cname[ in in][post]": cname copied (a type's tp_name), in a str or NULL. */
+int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObject *in,
+                          const char *post, const TrValue *result);
+/* "op tname in <code's qualname> line <line of lasti>": the line is computed when the
+ * text is built (the code object is kept until then). */
+int tr_trace_record_raise(TrRun *run, const char *op, const char *tname, PyCodeObject *code,
+                          int lasti);
 
 /* ---- tr_opcodes.def: one X-macro list ---- */
 typedef enum {
