@@ -40,6 +40,11 @@ int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObjec
 int tr_trace_record_raise(TrRun *run, const char *op, const char *tname, PyCodeObject *code,
                           int lasti);
 
+/* ---- tr_lines.c ---- */
+/* PyCode_Addr2Line(co, lasti * 2) for lasti in code units, through a cursor kept per
+ * code object (cheap when asked again near the last answer). Never fails. */
+int tr_code_line(PyCodeObject *co, int lasti);
+
 /* ---- tr_opcodes.def: one X-macro list ---- */
 typedef enum {
 #define TR_OP(name, num, caches, status, why) TR_OP_##name = num,

@@ -266,7 +266,7 @@ static void put_entry(TrBuf *b, const TrTrace *t, const TrEntry *e, uint64_t ser
         tr_buf_puts(b, " in ");
         put_str(b, e->code->co_qualname);
         tr_buf_puts(b, " line ");
-        int line = PyCode_Addr2Line(e->code, e->lasti * (int)sizeof(_Py_CODEUNIT));
+        int line = tr_code_line(e->code, e->lasti);
         char tmp[16];
         int n = snprintf(tmp, sizeof tmp, "%d", line);
         tr_buf_put(b, tmp, (size_t)n);
