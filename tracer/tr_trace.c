@@ -33,7 +33,18 @@ typedef struct {
     int lasti;               /* with code */
 } TrEntry;
 
+/* Result types repeat (int, str, method, the program's classes): their names are
+ * copied once per trace. A type is recognised by address and version tag together:
+ * CPython never hands out a tag twice and renaming a type resets its tag, so a dead
+ * type's address reused by another, or a renamed type, is a miss, never a stale name. */
+#define TR_TNAME_CACHE 32
+
 struct TrTrace {
+    struct {
+        PyTypeObject *type;  /* not owned: compared, never dereferenced */
+        unsigned int tag;
+        uint32_t name;       /* arena offset + 1 */
+    } tnames[TR_TNAME_CACHE];
     TrEntry *entries;        /* owned array, nentries used */
     Py_ssize_t nentries, capentries;
     char *arena;             /* copied C strings, NUL-terminated each */
@@ -120,12 +131,29 @@ static TrEntry *next_entry(TrTrace *t, const TrValue *result, int *err)
     return e;
 }
 
+/* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
+static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
+{
+    if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag == 0)
+        return arena_copy(t, tp->tp_name);
+    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+    if (t->tnames[h].type == tp && t->tnames[h].tag == tp->tp_version_tag)
+        return t->tnames[h].name;
+    uint32_t off = arena_copy(t, tp->tp_name);
+    if (off != 0) {
+        t->tnames[h].type = tp;
+        t->tnames[h].tag = tp->tp_version_tag;
+        t->tnames[h].name = off;
+    }
+    return off;
+}
+
 /* Fills the result part of a new entry; 0 or -1 with MemoryError set. */
 static int set_result(TrTrace *t, TrEntry *e, const TrValue *result)
 {
     if (result == NULL || result->obj == NULL)
         return 0;
-    e->tname = arena_copy(t, Py_TYPE(result->obj)->tp_name);
+    e->tname = type_name(t, Py_TYPE(result->obj));
     if (e->tname == 0)
         return -1;
     e->prov = result->prov;

@@ -4,7 +4,8 @@
 - numbering and the line cap: 20000 numbered lines, then "... N more operations";
 - the text is stable: asking twice gives the same text, a failed call keeps its trace;
 - the kept trace holds no traced object: a type made by the program, a str subclass
-  used as an attribute name, are released when the call ends (the trace keeps copies);
+  used as an attribute name, are released when the call ends (the trace keeps copies),
+  and a type renamed during the call prints its name of the moment;
 - attribute names that UTF-8 cannot encode (lone surrogates) are traced like any other.
 """
 import gc
@@ -83,6 +84,25 @@ gc.collect()
 expect(wr() is None, "a type made in the call dies with its last instance")
 expect(re.search(r"^\d+ CALL Kind \(class\) -> Kind ", tfjit.last_trace(), re.M),
        "the copied type name is printed: %r" % tfjit.last_trace())
+
+
+# a type renamed during the call: later lines print its new name
+class Kind2:
+    pass
+
+
+def rename():
+    a = Kind2()
+    Kind2.__name__ = "Renamed"
+    b = Kind2()
+    return a, b
+
+
+tfjit.jit(rename)()
+t = tfjit.last_trace()
+expect(re.search(r"^\d+ CALL Kind2 \(class\) -> Kind2 ", t, re.M)
+       and re.search(r"^\d+ CALL Renamed \(class\) -> Renamed ", t, re.M),
+       "renamed type: %r" % t)
 
 deleted = []
 
