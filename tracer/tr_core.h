@@ -12,8 +12,19 @@ typedef struct {
     size_t len, cap;
     int failed;              /* an allocation failed: the text is incomplete */
 } TrBuf;
-void tr_buf_put(TrBuf *b, const char *s, size_t n);
-void tr_buf_puts(TrBuf *b, const char *s);
+/* Makes room for n more bytes and a NUL: 0, or -1 (b->failed set). */
+int tr_buf_grow(TrBuf *b, size_t n);
+static inline void tr_buf_put(TrBuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap && tr_buf_grow(b, n) < 0)
+        return;
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+}
+static inline void tr_buf_puts(TrBuf *b, const char *s) { tr_buf_put(b, s, strlen(s)); }
+/* Appends v in decimal. */
+void tr_buf_int(TrBuf *b, long long v);
 /* Appends tr_prov_repr(p)'s text as UTF-8. */
 void tr_prov_repr_into(TrBuf *b, const TrProv *p);
 

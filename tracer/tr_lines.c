@@ -14,9 +14,28 @@
 
 static Py_ssize_t extra_index = -2;   /* -2: not requested yet, -1: none available */
 
-static void free_cursor(void *cursor)
+/* Cursors are also linked from here: code objects that outlive the interpreter's
+ * co_extra bookkeeping at exit never call free_cursor, and their cursors must stay
+ * reachable (LeakSanitizer) rather than lost. */
+typedef struct TrLineCursor {
+    PyCodeAddressRange range;
+    struct TrLineCursor *prev, *next;
+} TrLineCursor;
+
+static TrLineCursor *cursors;
+
+static void free_cursor(void *p)
 {
-    PyMem_RawFree(cursor);
+    TrLineCursor *c = p;
+    if (c == NULL)
+        return;
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        cursors = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    PyMem_RawFree(c);
 }
 
 /* The code's cursor, created at its table's start on first use; NULL when co_extra
@@ -38,23 +57,29 @@ static PyCodeAddressRange *cursor_of(PyCodeObject *co)
         return NULL;
     }
     if (extra != NULL)
-        return extra;
-    PyCodeAddressRange *c = PyMem_RawMalloc(sizeof *c);
+        return &((TrLineCursor *)extra)->range;
+    TrLineCursor *c = PyMem_RawMalloc(sizeof *c);
     if (c == NULL)
         return NULL;
     /* _PyLineTable_InitAddressRange's starting state: before the first range */
-    c->opaque.lo_next = (const uint8_t *)PyBytes_AS_STRING(co->co_linetable);
-    c->opaque.limit = c->opaque.lo_next + PyBytes_GET_SIZE(co->co_linetable);
-    c->opaque.computed_line = co->co_firstlineno;
-    c->ar_start = -1;
-    c->ar_end = 0;
-    c->ar_line = -1;
+    PyCodeAddressRange *r = &c->range;
+    r->opaque.lo_next = (const uint8_t *)PyBytes_AS_STRING(co->co_linetable);
+    r->opaque.limit = r->opaque.lo_next + PyBytes_GET_SIZE(co->co_linetable);
+    r->opaque.computed_line = co->co_firstlineno;
+    r->ar_start = -1;
+    r->ar_end = 0;
+    r->ar_line = -1;
     if (_PyCode_SetExtra((PyObject *)co, extra_index, c) < 0) {
         PyErr_Clear();
         PyMem_RawFree(c);
         return NULL;
     }
-    return c;
+    c->prev = NULL;
+    c->next = cursors;
+    if (cursors != NULL)
+        cursors->prev = c;
+    cursors = c;
+    return r;
 }
 
 int tr_code_line(PyCodeObject *co, int lasti)

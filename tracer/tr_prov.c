@@ -191,28 +191,38 @@ const char *tr_prov_kind_name(TrProvKind kind)
 }
 
 /* The repr is built in C into a TrBuf, then decoded once. */
-void tr_buf_put(TrBuf *b, const char *s, size_t n)
+int tr_buf_grow(TrBuf *b, size_t n)
 {
     if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 128;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *nb = PyMem_RawRealloc(b->buf, cap);
-        if (nb == NULL) {
-            b->failed = 1;
-            return;
-        }
-        b->buf = nb;
-        b->cap = cap;
+        return -1;
+    if (b->len + n + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap * 2 : 128;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    char *nb = PyMem_RawRealloc(b->buf, cap);
+    if (nb == NULL) {
+        b->failed = 1;
+        return -1;
     }
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    b->buf[b->len] = '\0';
+    b->buf = nb;
+    b->cap = cap;
+    return 0;
 }
 
-void tr_buf_puts(TrBuf *b, const char *s) { tr_buf_put(b, s, strlen(s)); }
+void tr_buf_int(TrBuf *b, long long v)
+{
+    char tmp[24];
+    char *e = tmp + sizeof tmp, *p = e;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    tr_buf_put(b, p, (size_t)(e - p));
+}
 
 static void rb_name(TrBuf *b, PyObject *name)
 {
@@ -234,9 +244,7 @@ static void rb_name(TrBuf *b, PyObject *name)
 
 static void rb_int(TrBuf *b, long v)
 {
-    char tmp[32];
-    snprintf(tmp, sizeof tmp, "%ld", v);
-    tr_buf_puts(b, tmp);
+    tr_buf_int(b, v);
 }
 
 static void repr_chain(TrBuf *b, const TrProv *p, int depth);

@@ -267,16 +267,10 @@ static void put_str(TrBuf *b, PyObject *s)
     Py_DECREF(bytes);
 }
 
-static void put_u64(TrBuf *b, unsigned long long v)
-{
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%llu", v);
-    tr_buf_put(b, tmp, (size_t)n);
-}
 
 static void put_entry(TrBuf *b, const TrTrace *t, const TrEntry *e, uint64_t serial)
 {
-    put_u64(b, serial);
+    tr_buf_int(b, (long long)serial);
     tr_buf_puts(b, " ");
     if (e->op != NULL)
         tr_buf_puts(b, e->op);
@@ -294,10 +288,7 @@ static void put_entry(TrBuf *b, const TrTrace *t, const TrEntry *e, uint64_t ser
         tr_buf_puts(b, " in ");
         put_str(b, e->code->co_qualname);
         tr_buf_puts(b, " line ");
-        int line = tr_code_line(e->code, e->lasti);
-        char tmp[16];
-        int n = snprintf(tmp, sizeof tmp, "%d", line);
-        tr_buf_put(b, tmp, (size_t)n);
+        tr_buf_int(b, tr_code_line(e->code, e->lasti));
     }
     if (e->post != NULL)
         tr_buf_puts(b, e->post);
@@ -319,11 +310,12 @@ PyObject *tr_trace_text(const TrTrace *trace)
     if (trace == NULL)
         return PyUnicode_FromString("");
     TrBuf b = {NULL, 0, 0, 0};
+    tr_buf_grow(&b, (size_t)trace->nentries * 64);   /* a typical line's length */
     for (Py_ssize_t i = 0; i < trace->nentries; i++)
         put_entry(&b, trace, &trace->entries[i], (uint64_t)i + 1);
     if ((uint64_t)trace->nentries < trace->serial) {
         tr_buf_puts(&b, "... ");
-        put_u64(&b, (unsigned long long)(trace->serial - (uint64_t)trace->nentries));
+        tr_buf_int(&b, (long long)(trace->serial - (uint64_t)trace->nentries));
         tr_buf_puts(&b, " more operations\n");
     }
     PyObject *res = NULL;
