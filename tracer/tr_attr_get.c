@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tr_attr_int.h"
+#include "tr_core.h"
 #include "tr_faults.h"
 
 /* Whether attr is the slot wrapper (object.__getattribute__ and friends) of the C
@@ -364,14 +365,7 @@ static int resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
 static int record(TrRun *run, const char *op, PyObject *name, const char *mark,
                   const TrValue *v)
 {
-    /* Built as a str, so a long non-ASCII name is never cut inside a character. */
-    PyObject *what = PyUnicode_FromFormat("%s %U%s", op, name, mark);
-    if (what == NULL)
-        return -1;
-    const char *s = PyUnicode_AsUTF8(what);
-    int rc = s != NULL ? tr_trace_record(run, s, v) : -1;
-    Py_DECREF(what);
-    return rc;
+    return tr_trace_record_name(run, op, name, *mark ? mark : NULL, NULL, v);
 }
 
 /* The common tail of a load: provenance, cache, trace. use_cache: 0 for

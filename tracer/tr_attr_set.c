@@ -17,6 +17,7 @@
  * attribute cache (tr_cache_note_store) and records one trace line.
  */
 #include "tr_attr_int.h"
+#include "tr_core.h"
 
 static int is_wrapper_of(PyObject *attr, void *fn)
 {
@@ -119,14 +120,8 @@ static int hook_store(TrRun *run, TrValue obj, PyObject *name, const TrValue *va
  * says how the protocol carried the store out). */
 static int record(TrRun *run, PyObject *name, const TrValue *value, const char *detail)
 {
-    PyObject *what = PyUnicode_FromFormat("%s %U via %s", value ? "STORE_ATTR" : "DELETE_ATTR",
-                                          name, detail);
-    if (what == NULL)
-        return -1;
-    const char *s = PyUnicode_AsUTF8(what);
-    int rc = s != NULL ? tr_trace_record(run, s, value) : -1;
-    Py_DECREF(what);
-    return rc;
+    return tr_trace_record_name(run, value ? "STORE_ATTR" : "DELETE_ATTR", name, " via ",
+                                detail, value);
 }
 
 static int check_name(PyObject *name)

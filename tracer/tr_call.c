@@ -290,11 +290,22 @@ fail:
 
 /* ---- calls ---- */
 
+/* The call protocol's dunder names, interned once (process lifetime): interning per
+ * call built and hashed a str each time. Borrowed; NULL with an exception set. */
+static PyObject *str_new, *str_init, *str_call, *str_qualname;
+
+static PyObject *call_name(PyObject **slot, const char *s)
+{
+    if (*slot == NULL)
+        *slot = PyUnicode_InternFromString(s);
+    return *slot;
+}
+
 static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
                          Py_ssize_t nargs, PyObject *kwnames, int steal, TrValue *out)
 {
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
-    if (tr_trace_recordf(run, NULL, "CALL %U (interpreted)", fn->func_qualname) < 0)
+    if (tr_trace_record_name(run, "CALL", fn->func_qualname, " (interpreted)", NULL, NULL) < 0)
         return -1;
     /* args is written only when steal, and then it is tr_call_stack's own stack slice */
     TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal);
@@ -344,15 +355,19 @@ static int call_opaque(TrRun *run, TrValue callable, const TrValue *args, Py_ssi
         return -1;
     }
     *out = tr_value_new(r, p);
-    PyObject *what = PyObject_GetAttrString(callable.obj, "__qualname__");
+    PyObject *qn = call_name(&str_qualname, "__qualname__");
+    PyObject *what = qn != NULL ? PyObject_GetAttr(callable.obj, qn) : NULL;
     if (what == NULL) {
         PyErr_Clear();
         what = PyUnicode_FromString(Py_TYPE(callable.obj)->tp_name);
         if (what == NULL)
             goto fail;
     }
-    int rc = tr_trace_recordf(run, out, "CALL %S%s", what, pure ? "" : " (opaque)");
-    Py_DECREF(what);
+    if (!PyUnicode_CheckExact(what))   /* as %S printed it */
+        Py_SETREF(what, PyObject_Str(what));
+    int rc = what != NULL ? tr_trace_record_name(run, "CALL", what, pure ? NULL : " (opaque)",
+                                                 NULL, out) : -1;
+    Py_XDECREF(what);
     if (rc == 0)
         return 0;
 fail:
@@ -414,15 +429,15 @@ static int call_type(TrRun *run, TrValue callable, const TrValue *args, Py_ssize
                      PyObject *kwnames, TrValue *out)
 {
     PyTypeObject *type = (PyTypeObject *)callable.obj;
-    PyObject *a = NULL, *kw = NULL, *newname = NULL, *initname = NULL;
+    PyObject *a = NULL, *kw = NULL;
     TrValue obj = {NULL, NULL};
     int rc = -1;
     if (type->tp_new == NULL) {
         PyErr_Format(PyExc_TypeError, "cannot create '%s' instances", type->tp_name);
         return -1;
     }
-    newname = PyUnicode_InternFromString("__new__");
-    initname = PyUnicode_InternFromString("__init__");
+    PyObject *newname = call_name(&str_new, "__new__");      /* borrowed */
+    PyObject *initname = call_name(&str_init, "__init__");   /* borrowed */
     if (newname == NULL || initname == NULL)
         goto done;
     PyObject *newfunc = _PyType_Lookup(type, newname);   /* borrowed */
@@ -490,15 +505,13 @@ success:
     *out = obj;
     obj.obj = NULL;
     obj.prov = NULL;
-    rc = tr_trace_recordf(run, out, "CALL %s (class)", type->tp_name);
+    rc = tr_trace_record_cname(run, "CALL", type->tp_name, NULL, " (class)", out);
     if (rc < 0)
         tr_value_clear(out);
 done:
     tr_value_clear(&obj);
     Py_XDECREF(a);
     Py_XDECREF(kw);
-    Py_XDECREF(newname);
-    Py_XDECREF(initname);
     return rc;
 }
 
@@ -619,11 +632,10 @@ int tr_call(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
     }
     /* An object (or class of a metaclass) whose type has a Python __call__. */
     if (Py_TYPE(c)->tp_flags & Py_TPFLAGS_HEAPTYPE) {
-        PyObject *name = PyUnicode_InternFromString("__call__");
+        PyObject *name = call_name(&str_call, "__call__");   /* borrowed */
         if (name == NULL)
             return -1;
         PyObject *call = _PyType_Lookup(Py_TYPE(c), name);
-        Py_DECREF(name);
         if (call != NULL && PyFunction_Check(call)) {
             TrValue fn = {Py_NewRef(call), NULL};
             rc = call_with_self(run, fn, callable, args, nargs, kwnames, out);

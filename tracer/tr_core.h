@@ -6,14 +6,55 @@
 
 #include "tr_eval.h"
 
-/* ---- tr_trace.c: the recorded operations of one run ---- */
+/* ---- tr_prov.c: a growable byte buffer for text built in C ---- */
+typedef struct {
+    char *buf;               /* PyMem_Raw memory, NUL-terminated, owned */
+    size_t len, cap;
+    int failed;              /* an allocation failed: the text is incomplete */
+} TrBuf;
+/* Makes room for n more bytes and a NUL: 0, or -1 (b->failed set). */
+int tr_buf_grow(TrBuf *b, size_t n);
+static inline void tr_buf_put(TrBuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap && tr_buf_grow(b, n) < 0)
+        return;
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+}
+static inline void tr_buf_puts(TrBuf *b, const char *s) { tr_buf_put(b, s, strlen(s)); }
+/* Appends v in decimal. */
+void tr_buf_int(TrBuf *b, long long v);
+/* Appends tr_prov_repr(p)'s text as UTF-8. */
+void tr_prov_repr_into(TrBuf *b, const TrProv *p);
+
+/* ---- tr_trace.c: the recorded operations of one run ----
+ * Recording keeps compact entries; the text is built by tr_trace_text only. Every
+ * recorder returns 0, or -1 with an exception set; result is borrowed (its type name
+ * is copied and its provenance kept, never the object). Static strings must outlive
+ * the trace. */
 TrTrace *tr_trace_new(void);            /* NULL with MemoryError set */
 void tr_trace_free(TrTrace *trace);      /* NULL-safe */
 /* The trace as text, one line per operation: a new str reference (NULL on error). */
 PyObject *tr_trace_text(const TrTrace *trace);
 /* Records a line with a formatted description (printf-like, a PyUnicode_FromFormat
- * format). Returns 0, or -1 with an exception set. */
+ * format): the slow, general way; the typed recorders below cost no formatting. */
 int tr_trace_recordf(TrRun *run, const TrValue *result, const char *fmt, ...);
+/* "op name[post][post2]": op, post, post2 static (post, post2 may be NULL); name a str. */
+int tr_trace_record_name(TrRun *run, const char *op, PyObject *name, const char *post,
+                         const char *post2, const TrValue *result);
+/* "op cname[ in in][post]": cname copied (a type's tp_name), in a str or NULL. */
+int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObject *in,
+                          const char *post, const TrValue *result);
+/* "op tname in <code's qualname> line <line of lasti>": the line is computed when the
+ * text is built (the code object is kept until then). */
+int tr_trace_record_raise(TrRun *run, const char *op, const char *tname, PyCodeObject *code,
+                          int lasti);
+
+/* ---- tr_lines.c ---- */
+/* PyCode_Addr2Line(co, lasti * 2) for lasti in code units, through a cursor kept per
+ * code object (cheap when asked again near the last answer). Never fails. */
+int tr_code_line(PyCodeObject *co, int lasti);
 
 /* ---- tr_opcodes.def: one X-macro list ---- */
 typedef enum {

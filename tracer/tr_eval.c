@@ -278,10 +278,9 @@ static void record_exception(TrRun *run, TrFrame *f, const char *what)
         return;
     PyObject *et, *ev, *etb;
     PyErr_Fetch(&et, &ev, &etb);
-    int line = PyCode_Addr2Line(f->code, f->lasti * (int)sizeof(_Py_CODEUNIT));
-    if (tr_trace_recordf(run, NULL, "%s %s in %U line %d", what,
-                         et != NULL ? ((PyTypeObject *)et)->tp_name : "?", f->code->co_qualname,
-                         line) < 0)
+    /* the line number is computed when the text is built, not per raise */
+    if (tr_trace_record_raise(run, what, et != NULL ? ((PyTypeObject *)et)->tp_name : "?",
+                              f->code, f->lasti) < 0)
         PyErr_Clear();
     PyErr_Restore(et, ev, etb);
 }
@@ -545,7 +544,7 @@ dispatch:
         if (oparg & 1)
             PUSH_OBJ(NULL, NULL);
         PUSH_OBJ(v, mkprov(builtin ? TR_PROV_BUILTIN : TR_PROV_GLOBAL, NULL, NULL, name, 0));
-        if (tr_trace_recordf(run, &TOP(), "LOAD_GLOBAL %U", name) < 0)
+        if (tr_trace_record_name(run, "LOAD_GLOBAL", name, NULL, NULL, &TOP()) < 0)
             goto error;
         DISPATCH();
     }
@@ -1642,8 +1641,8 @@ exception_unwind: {
     if (tr_exc_enter_handler(f, level, push_lasti) < 0)
         goto exit_error;
     TOP().prov = mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0);
-    if (tr_trace_recordf(run, NULL, "EXCEPT %s in %U", Py_TYPE(TOP().obj)->tp_name,
-                         co->co_qualname) < 0)
+    if (tr_trace_record_cname(run, "EXCEPT", Py_TYPE(TOP().obj)->tp_name, co->co_qualname,
+                              NULL, NULL) < 0)
         PyErr_Clear();   /* the trace is best effort; the program's exception is on the stack */
     f->kwnames = NULL;
     next = handler;

@@ -127,7 +127,7 @@ void tr_exc_add_traceback(TrFrame *f)
     if (etb != NULL && PyTraceBack_Check(etb)) {
         PyTracebackObject *tb = (PyTracebackObject *)etb;
         tb->tb_lasti = f->lasti * (int)sizeof(_Py_CODEUNIT);
-        tb->tb_lineno = PyCode_Addr2Line(f->code, tb->tb_lasti);
+        tb->tb_lineno = tr_code_line(f->code, f->lasti);
     }
     PyErr_Restore(et, ev, etb);
 }

@@ -58,7 +58,7 @@ static PyObject *fo_repr(PyObject *self)
     TrFrameObj *fo = (TrFrameObj *)self;
     PyCodeObject *co = (PyCodeObject *)fo->code;
     int line = fo->live != NULL
-                   ? PyCode_Addr2Line(fo->live->code, fo->live->lasti * (int)sizeof(_Py_CODEUNIT))
+                   ? tr_code_line(fo->live->code, fo->live->lasti)
                    : fo->lineno;
     return PyUnicode_FromFormat("<frame at %p, file %R, line %d, code %U>", self,
                                 co->co_filename, line, co->co_name);
@@ -89,7 +89,7 @@ static PyObject *fo_get_lineno(PyObject *self, void *unused)
     if (fo->live == NULL)
         return PyLong_FromLong(fo->lineno);
     return PyLong_FromLong(
-        PyCode_Addr2Line(fo->live->code, fo->live->lasti * (int)sizeof(_Py_CODEUNIT)));
+        tr_code_line(fo->live->code, fo->live->lasti));
 }
 
 static PyObject *fo_get_locals(PyObject *self, void *unused)
@@ -109,7 +109,7 @@ void tr_frameobj_detach(TrFrame *f)
     if (fo == NULL)
         return;
     fo->lasti = f->lasti * (int)sizeof(_Py_CODEUNIT);
-    fo->lineno = PyCode_Addr2Line(f->code, fo->lasti);
+    fo->lineno = tr_code_line(f->code, f->lasti);
     fo->live = NULL;
     f->frameobj = NULL;
 }
@@ -181,7 +181,7 @@ static PyObject *make_one(TrFrame *f, PyObject *back)
     fo->back = back;
     fo->live = f;
     fo->lasti = f->lasti * (int)sizeof(_Py_CODEUNIT);
-    fo->lineno = PyCode_Addr2Line(f->code, fo->lasti);
+    fo->lineno = tr_code_line(f->code, f->lasti);
     f->frameobj = (PyObject *)fo;
     PyObject_GC_Track(fo);
     return (PyObject *)fo;

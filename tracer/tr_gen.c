@@ -88,7 +88,7 @@ int tr_gen_new(TrRun *run, PyFunctionObject *fn, TrValue *localsplus, TrValue *o
     }
     p->detail = "generator";
     *out = tr_value_new((PyObject *)g, p);
-    return tr_trace_recordf(run, out, "CALL %U (generator)", fn->func_qualname) < 0 ? -1 : 0;
+    return tr_trace_record_name(run, "CALL", fn->func_qualname, " (generator)", NULL, out) < 0 ? -1 : 0;
 fail_gen:
     /* the values may not be owned by a frame yet: release them (clearing twice is
      * harmless, tr_value_clear leaves NULLs) */

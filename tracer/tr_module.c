@@ -26,7 +26,10 @@ PyObject *tr_ProvenanceError;
 PyObject *tr_Unsupported;
 PyObject *tr_LimitExceeded;
 
-static PyObject *last_trace_text;   /* str: the trace of the last traced call */
+/* The trace of the last traced call, kept as recorded (its text is built only when
+ * last_trace() asks, then cached): most calls' traces are never read. */
+static TrTrace *last_trace;          /* owned, or NULL */
+static PyObject *last_trace_text;   /* str: last_trace's text once built, or NULL */
 
 /* ---- runs in progress (innermost last) ----
  * A generator made in a run may be resumed after the run ended (it was returned):
@@ -195,16 +198,11 @@ done:
     }
     tr_value_clear(&res);
     if (run.trace != NULL) {
-        /* Keep the text even when the call failed: it shows how far it got. */
-        PyObject *et, *ev, *etb;
-        PyErr_Fetch(&et, &ev, &etb);
-        PyObject *text = tr_trace_text(run.trace);
-        if (text != NULL)
-            Py_XSETREF(last_trace_text, text);
-        else
-            PyErr_Clear();
-        PyErr_Restore(et, ev, etb);
-        tr_trace_free(run.trace);
+        /* Keep the trace even when the call failed: it shows how far it got. */
+        TrTrace *old = last_trace;
+        last_trace = run.trace;
+        Py_CLEAR(last_trace_text);
+        tr_trace_free(old);
     }
     if (run.cache != NULL)
         tr_cache_free(run.cache);
@@ -328,6 +326,11 @@ fail:
 
 static PyObject *mod_last_trace(PyObject *mod, PyObject *unused)
 {
+    if (last_trace_text == NULL && last_trace != NULL) {
+        last_trace_text = tr_trace_text(last_trace);
+        if (last_trace_text == NULL)
+            return NULL;
+    }
     if (last_trace_text == NULL)
         return PyUnicode_FromString("");
     return Py_NewRef(last_trace_text);

@@ -5,7 +5,7 @@
  * (a loop accumulating `x = x + 1` links one record per iteration), so freeing walks
  * the chain iteratively and printing stops at a fixed depth.
  */
-#include "tr_value.h"
+#include "tr_core.h"
 
 /* Deeper chains print as "..." (a loop's accumulator would print forever). */
 #define TR_PROV_REPR_DEPTH 12
@@ -13,37 +13,83 @@
 /* Chains are cut: a record links to at most TR_PROV_MAX_REACH records (counting
  * shared ones again), beyond that the link goes to the shared "..." record. A loop
  * accumulating `s = s + i` would otherwise keep one record per iteration alive,
- * millions under the default budget; the cut costs a bounded walk per record. */
+ * millions under the default budget. */
 #define TR_PROV_MAX_REACH 64
 
-static TrProv cut_record = {1 << 30, TR_PROV_OPAQUE, TR_RES_NONE, 0, NULL, NULL, NULL, "...", 0};
+static TrProv cut_record = {.refcnt = 1 << 30, .kind = TR_PROV_OPAQUE, .how = TR_RES_NONE,
+                            .reach = 1, .detail = "..."};
 
-static int reach_within(const TrProv *p, int *budget)
-{
-    while (p != NULL) {
-        if (--*budget < 0)
-            return 0;
-        if (p->arg != NULL && !reach_within(p->arg, budget))
-            return 0;
-        p = p->base;
-    }
-    return 1;
-}
-
+/* Each record knows how many it reaches (1 + its base's + its arg's), so the bound is
+ * checked without walking the chain: links are bounded, so a count stays <= 129. */
 static TrProv *bounded(TrProv *link)
 {
-    int budget = TR_PROV_MAX_REACH;
-    if (link == NULL || reach_within(link, &budget))
+    if (link == NULL || link->reach <= TR_PROV_MAX_REACH)
         return link;
     return &cut_record;
+}
+
+/* Freed records are kept for reuse: the interpreter makes and drops one or more per
+ * operation, and malloc/free were a tenth of the tracer's time. Records are only made
+ * and released with the GIL held (releasing one drops a str). Under AddressSanitizer
+ * every record goes back to the allocator, so a use after release is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TR_PROV_NO_FREELIST 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TR_PROV_NO_FREELIST 1
+#endif
+#endif
+#define TR_PROV_FREELIST_MAX 4096
+
+#ifndef TR_PROV_NO_FREELIST
+static TrProv *freelist;      /* linked through base; refcnt 0 */
+static int nfree;
+#endif
+
+static TrProv *prov_alloc(void)
+{
+#ifndef TR_PROV_NO_FREELIST
+    if (freelist != NULL) {
+        TrProv *p = freelist;
+        freelist = p->base;
+        nfree--;
+        memset(p, 0, sizeof *p);
+        return p;
+    }
+#endif
+    return PyMem_RawCalloc(1, sizeof(TrProv));
+}
+
+static void prov_release(TrProv *p)
+{
+#ifndef TR_PROV_NO_FREELIST
+    if (nfree < TR_PROV_FREELIST_MAX) {
+        p->refcnt = 0;
+        p->base = freelist;
+        freelist = p;
+        nfree++;
+        return;
+    }
+#endif
+    PyMem_RawFree(p);
 }
 
 TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
 {
     base = bounded(base);
     arg = bounded(arg);
-    TrProv *p = PyMem_RawCalloc(1, sizeof *p);
+    /* A str subclass instance is a user object: a record keeps an exact copy (records
+     * outlive the run in the trace kept for last_trace()). */
+    PyObject *copy = NULL;
+    if (name != NULL && !PyUnicode_CheckExact(name) && PyUnicode_Check(name)) {
+        copy = PyUnicode_FromObject(name);
+        if (copy == NULL)
+            return NULL;
+        name = copy;
+    }
+    TrProv *p = prov_alloc();
     if (p == NULL) {
+        Py_XDECREF(copy);
         PyErr_NoMemory();
         return NULL;
     }
@@ -55,9 +101,11 @@ TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, 
     tr_prov_incref(base);
     p->arg = arg;
     tr_prov_incref(arg);
+    p->reach = 1 + (base != NULL ? base->reach : 0) + (arg != NULL ? arg->reach : 0);
     p->name = Py_XNewRef(name);
     p->detail = NULL;
     p->serial = 0;
+    Py_XDECREF(copy);
     return p;
 }
 
@@ -92,7 +140,7 @@ void tr_prov_decref(TrProv *p)
         TrProv *next = p->base;
         tr_prov_decref(p->arg);
         Py_XDECREF(p->name);
-        PyMem_RawFree(p);
+        prov_release(p);
         p = next;
     }
 }
@@ -142,191 +190,198 @@ const char *tr_prov_kind_name(TrProvKind kind)
     return "?";
 }
 
-/* A tiny growable byte buffer: the repr is built in C, then decoded once. */
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    int failed;
-} ReprBuf;
-
-static void rb_put(ReprBuf *b, const char *s, size_t n)
+/* The repr is built in C into a TrBuf, then decoded once. */
+int tr_buf_grow(TrBuf *b, size_t n)
 {
     if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 128;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *nb = PyMem_RawRealloc(b->buf, cap);
-        if (nb == NULL) {
-            b->failed = 1;
-            return;
-        }
-        b->buf = nb;
-        b->cap = cap;
+        return -1;
+    if (b->len + n + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap * 2 : 128;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    char *nb = PyMem_RawRealloc(b->buf, cap);
+    if (nb == NULL) {
+        b->failed = 1;
+        return -1;
     }
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    b->buf[b->len] = '\0';
+    b->buf = nb;
+    b->cap = cap;
+    return 0;
 }
 
-static void rb_puts(ReprBuf *b, const char *s) { rb_put(b, s, strlen(s)); }
+void tr_buf_int(TrBuf *b, long long v)
+{
+    char tmp[24];
+    char *e = tmp + sizeof tmp, *p = e;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    tr_buf_put(b, p, (size_t)(e - p));
+}
 
-static void rb_name(ReprBuf *b, PyObject *name)
+static void rb_name(TrBuf *b, PyObject *name)
 {
     if (name == NULL) {
-        rb_puts(b, "?");
+        tr_buf_puts(b, "?");
         return;
     }
     if (PyUnicode_Check(name)) {
         Py_ssize_t n;
         const char *s = PyUnicode_AsUTF8AndSize(name, &n);
         if (s != NULL) {
-            rb_put(b, s, (size_t)n);
+            tr_buf_put(b, s, (size_t)n);
             return;
         }
         PyErr_Clear();
     }
-    rb_puts(b, "?");
+    tr_buf_puts(b, "?");
 }
 
-static void rb_int(ReprBuf *b, long v)
+static void rb_int(TrBuf *b, long v)
 {
-    char tmp[32];
-    snprintf(tmp, sizeof tmp, "%ld", v);
-    rb_puts(b, tmp);
+    tr_buf_int(b, v);
 }
 
-static void repr_chain(ReprBuf *b, const TrProv *p, int depth);
+static void repr_chain(TrBuf *b, const TrProv *p, int depth);
 
 /* The base of an attribute or subscript: parenthesised when it is itself a
  * resolved attribute, so "(INPUT[0].a via inst_dict).b via property.fget" reads. */
-static void repr_base(ReprBuf *b, const TrProv *p, int depth)
+static void repr_base(TrBuf *b, const TrProv *p, int depth)
 {
     int paren = p != NULL && (p->kind == TR_PROV_ATTR || p->kind == TR_PROV_BINOP);
     if (paren)
-        rb_puts(b, "(");
+        tr_buf_puts(b, "(");
     repr_chain(b, p, depth + 1);
     if (paren)
-        rb_puts(b, ")");
+        tr_buf_puts(b, ")");
 }
 
-static void repr_chain(ReprBuf *b, const TrProv *p, int depth)
+static void repr_chain(TrBuf *b, const TrProv *p, int depth)
 {
     if (p == NULL) {
-        rb_puts(b, "?");
+        tr_buf_puts(b, "?");
         return;
     }
     if (depth >= TR_PROV_REPR_DEPTH) {
-        rb_puts(b, "...");
+        tr_buf_puts(b, "...");
         return;
     }
     switch (p->kind) {
     case TR_PROV_INPUT:
-        rb_puts(b, "INPUT[");
+        tr_buf_puts(b, "INPUT[");
         if (p->name != NULL)
             rb_name(b, p->name);
         else
             rb_int(b, p->index);
-        rb_puts(b, "]");
+        tr_buf_puts(b, "]");
         break;
     case TR_PROV_CONST:
-        rb_puts(b, "CONST[");
+        tr_buf_puts(b, "CONST[");
         rb_int(b, p->index);
-        rb_puts(b, "]");
+        tr_buf_puts(b, "]");
         break;
     case TR_PROV_GLOBAL:
     case TR_PROV_BUILTIN:
     case TR_PROV_CELL:
     case TR_PROV_IMPORT:
     case TR_PROV_FUNC:
-        rb_puts(b, tr_prov_kind_name(p->kind));
-        rb_puts(b, " ");
+        tr_buf_puts(b, tr_prov_kind_name(p->kind));
+        tr_buf_puts(b, " ");
         rb_name(b, p->name);
         break;
     case TR_PROV_ATTR:
         repr_base(b, p->base, depth);
-        rb_puts(b, ".");
+        tr_buf_puts(b, ".");
         if (p->name == NULL && p->detail != NULL) {
-            rb_puts(b, p->detail);   /* a synthetic attribute: __self__, __func__, type() */
+            tr_buf_puts(b, p->detail);   /* a synthetic attribute: __self__, __func__, type() */
             break;
         }
         rb_name(b, p->name);
-        rb_puts(b, " via ");
-        rb_puts(b, p->detail != NULL ? p->detail : tr_resolution_name(p->how));
+        tr_buf_puts(b, " via ");
+        tr_buf_puts(b, p->detail != NULL ? p->detail : tr_resolution_name(p->how));
         break;
     case TR_PROV_CALL:
-        rb_puts(b, "CALL(");
+        tr_buf_puts(b, "CALL(");
         if (p->base == NULL && p->name != NULL)
             rb_name(b, p->name);   /* a callee known by name only (a generator function) */
         else
             repr_chain(b, p->base, depth + 1);
-        rb_puts(b, ")");
+        tr_buf_puts(b, ")");
         break;
     case TR_PROV_SUBSCR:
         repr_base(b, p->base, depth);
-        rb_puts(b, "[");
+        tr_buf_puts(b, "[");
         repr_chain(b, p->arg, depth + 1);
-        rb_puts(b, "]");
+        tr_buf_puts(b, "]");
         break;
     case TR_PROV_BINOP:
         repr_base(b, p->base, depth);
-        rb_puts(b, " ");
+        tr_buf_puts(b, " ");
         if (p->name != NULL)
             rb_name(b, p->name);
         else
             rb_int(b, p->index);
-        rb_puts(b, " ");
+        tr_buf_puts(b, " ");
         repr_base(b, p->arg, depth);
         break;
     case TR_PROV_UNOP:
     case TR_PROV_ITER:
-        rb_puts(b, p->kind == TR_PROV_ITER ? "ITER" : "");
+        tr_buf_puts(b, p->kind == TR_PROV_ITER ? "ITER" : "");
         if (p->kind == TR_PROV_UNOP)
             rb_name(b, p->name);
-        rb_puts(b, "(");
+        tr_buf_puts(b, "(");
         repr_chain(b, p->base, depth + 1);
-        rb_puts(b, ")");
+        tr_buf_puts(b, ")");
         break;
     case TR_PROV_UNPACK:
-        rb_puts(b, "UNPACK(");
+        tr_buf_puts(b, "UNPACK(");
         repr_chain(b, p->base, depth + 1);
-        rb_puts(b, ")[");
+        tr_buf_puts(b, ")[");
         rb_int(b, p->index);
-        rb_puts(b, "]");
+        tr_buf_puts(b, "]");
         break;
     case TR_PROV_BUILD:
     case TR_PROV_EXC:
     case TR_PROV_OPAQUE:
         if (p == &cut_record) {
-            rb_puts(b, "...");
+            tr_buf_puts(b, "...");
             break;
         }
-        rb_puts(b, tr_prov_kind_name(p->kind));
+        tr_buf_puts(b, tr_prov_kind_name(p->kind));
         if (p->name != NULL) {
-            rb_puts(b, " ");
+            tr_buf_puts(b, " ");
             rb_name(b, p->name);
         }
         else if (p->detail != NULL) {
-            rb_puts(b, " ");
-            rb_puts(b, p->detail);
+            tr_buf_puts(b, " ");
+            tr_buf_puts(b, p->detail);
         }
         if (p->base != NULL) {
-            rb_puts(b, "(");
+            tr_buf_puts(b, "(");
             repr_chain(b, p->base, depth + 1);
-            rb_puts(b, ")");
+            tr_buf_puts(b, ")");
         }
         break;
     case TR_PROV__COUNT:
-        rb_puts(b, "?");
+        tr_buf_puts(b, "?");
         break;
     }
+}
+
+void tr_prov_repr_into(TrBuf *b, const TrProv *p)
+{
+    repr_chain(b, p, 0);
 }
 
 /* Returns a new str reference, or NULL with an exception set. */
 PyObject *tr_prov_repr(const TrProv *p)
 {
-    ReprBuf b = {NULL, 0, 0, 0};
+    TrBuf b = {NULL, 0, 0, 0};
     repr_chain(&b, p, 0);
     if (b.failed) {
         PyMem_RawFree(b.buf);

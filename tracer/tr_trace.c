@@ -1,32 +1,62 @@
 /* tr_trace.c: the trace of one run (TrTrace): the operations recorded by the
  * interpreter and the attribute protocol, one printable line each, such as
  *     7 LOAD_ATTR test -> object INPUT[0].test via property.fget
- * Lines hold text only, never the traced objects (a trace must not keep the traced
- * world alive, and jit keeps only the text of the last call for last_trace()). */
-#include <stdarg.h>
+ *
+ * Recording is on the interpreter's hot path and the text is read rarely (last_trace()
+ * after some calls, never after most), so an operation is recorded as a compact entry
+ * and the text is built only when asked (tr_trace_text). An entry holds only what
+ * cannot keep the traced world alive: static strings, exact strs (names, qualnames),
+ * copies of type names (the type itself may die), the code object of a RAISE line
+ * (for its qualname and line number, computed at text time rather than per raise),
+ * and the result's provenance record (records own nothing but strs, tr_prov.c).
+ * The text is what the eager formatting produced before: the serial, the description,
+ * and for a result "-> type provenance". */
 #include "tr_core.h"
 
 /* A runaway loop would record millions of lines: beyond this many only a count is
  * kept, and the text ends with "... N more operations". */
 #define TR_TRACE_MAX_LINES 20000
 
+/* One line. Its text is, with each part present only when set:
+ *     serial op[ cname][ name | " in " name][ " in " co_qualname " line " N]post post2
+ *     [" -> " tname " " repr(prov)]
+ * (the separator before cname/name is omitted when op is NULL). */
+typedef struct {
+    const char *op;          /* static, or NULL */
+    const char *post;        /* static, or NULL */
+    const char *post2;       /* static, or NULL */
+    PyObject *name;          /* owned exact str, or NULL */
+    PyCodeObject *code;      /* owned, RAISE lines only: " in qualname line N" */
+    TrProv *prov;            /* owned, the result's provenance (may be NULL) */
+    uint32_t cname;          /* arena offset + 1 of a copied C string, 0: none */
+    uint32_t tname;          /* arena offset + 1 of the result's type name, 0: no result */
+    int lasti;               /* with code */
+} TrEntry;
+
+/* Result types repeat (int, str, method, the program's classes): their names are
+ * copied once per trace. A type is recognised by address and version tag together:
+ * CPython never hands out a tag twice and renaming a type resets its tag, so a dead
+ * type's address reused by another, or a renamed type, is a miss, never a stale name. */
+#define TR_TNAME_CACHE 32
+
 struct TrTrace {
-    PyObject *lines;      /* list of str, owned */
-    uint64_t serial;      /* operations recorded, including dropped ones */
+    struct {
+        PyTypeObject *type;  /* not owned: compared, never dereferenced */
+        unsigned int tag;
+        uint32_t name;       /* arena offset + 1 */
+    } tnames[TR_TNAME_CACHE];
+    TrEntry *entries;        /* owned array, nentries used */
+    Py_ssize_t nentries, capentries;
+    char *arena;             /* copied C strings, NUL-terminated each */
+    size_t arenalen, arenacap;
+    uint64_t serial;         /* operations recorded, including dropped ones */
 };
 
 TrTrace *tr_trace_new(void)
 {
-    TrTrace *t = PyMem_RawCalloc(1, sizeof *t);
-    if (t == NULL) {
+    TrTrace *t = PyMem_Calloc(1, sizeof *t);
+    if (t == NULL)
         PyErr_NoMemory();
-        return NULL;
-    }
-    t->lines = PyList_New(0);
-    if (t->lines == NULL) {
-        PyMem_RawFree(t);
-        return NULL;
-    }
     return t;
 }
 
@@ -34,102 +64,266 @@ void tr_trace_free(TrTrace *trace)
 {
     if (trace == NULL)
         return;
-    Py_XDECREF(trace->lines);
-    PyMem_RawFree(trace);
+    for (Py_ssize_t i = 0; i < trace->nentries; i++) {
+        TrEntry *e = &trace->entries[i];
+        Py_XDECREF(e->name);
+        Py_XDECREF(e->code);
+        tr_prov_decref(e->prov);
+    }
+    PyMem_Free(trace->entries);
+    PyMem_Free(trace->arena);
+    PyMem_Free(trace);
 }
 
-/* Appends "serial what -> type provenance"; what is a str (borrowed). */
-static int record_line(TrRun *run, PyObject *what, const TrValue *result)
+/* Copies s into the arena: its offset + 1, or 0 with MemoryError set. */
+static uint32_t arena_copy(TrTrace *t, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (t->arenalen + n > t->arenacap) {
+        size_t cap = t->arenacap ? t->arenacap * 2 : 1024;
+        while (cap < t->arenalen + n)
+            cap *= 2;
+        if (cap > UINT32_MAX) {
+            PyErr_NoMemory();
+            return 0;
+        }
+        char *na = PyMem_Realloc(t->arena, cap);
+        if (na == NULL) {
+            PyErr_NoMemory();
+            return 0;
+        }
+        t->arena = na;
+        t->arenacap = cap;
+    }
+    memcpy(t->arena + t->arenalen, s, n);
+    uint32_t off = (uint32_t)t->arenalen + 1;
+    t->arenalen += n;
+    return off;
+}
+
+/* Counts the operation and numbers the result's provenance; returns the entry to
+ * fill (zeroed), NULL past the line cap (nothing to record), or NULL with MemoryError
+ * set (*err = 1). */
+static TrEntry *next_entry(TrTrace *t, const TrValue *result, int *err)
+{
+    *err = 0;
+    t->serial++;
+    if (result != NULL && result->prov != NULL && result->prov->serial == 0)
+        result->prov->serial = t->serial;
+    if (t->nentries >= TR_TRACE_MAX_LINES)
+        return NULL;
+    if (t->nentries == t->capentries) {
+        Py_ssize_t cap = t->capentries ? t->capentries * 2 : 64;
+        if (cap > TR_TRACE_MAX_LINES)
+            cap = TR_TRACE_MAX_LINES;
+        TrEntry *ne = PyMem_Realloc(t->entries, (size_t)cap * sizeof *ne);
+        if (ne == NULL) {
+            t->serial--;
+            PyErr_NoMemory();
+            *err = 1;
+            return NULL;
+        }
+        t->entries = ne;
+        t->capentries = cap;
+    }
+    TrEntry *e = &t->entries[t->nentries];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+/* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
+static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
+{
+    if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag == 0)
+        return arena_copy(t, tp->tp_name);
+    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+    if (t->tnames[h].type == tp && t->tnames[h].tag == tp->tp_version_tag)
+        return t->tnames[h].name;
+    uint32_t off = arena_copy(t, tp->tp_name);
+    if (off != 0) {
+        t->tnames[h].type = tp;
+        t->tnames[h].tag = tp->tp_version_tag;
+        t->tnames[h].name = off;
+    }
+    return off;
+}
+
+/* Fills the result part of a new entry; 0 or -1 with MemoryError set. */
+static int set_result(TrTrace *t, TrEntry *e, const TrValue *result)
+{
+    if (result == NULL || result->obj == NULL)
+        return 0;
+    e->tname = type_name(t, Py_TYPE(result->obj));
+    if (e->tname == 0)
+        return -1;
+    e->prov = result->prov;
+    tr_prov_incref(e->prov);
+    return 0;
+}
+
+/* A new reference to an exact str with o's text (o a str): the trace must not keep
+ * a str subclass instance, a user object, alive. NULL with an exception set. */
+static PyObject *exact_str(PyObject *o)
+{
+    if (PyUnicode_CheckExact(o))
+        return Py_NewRef(o);
+    return PyUnicode_FromObject(o);
+}
+
+/* The common recorder: every part optional (see TrEntry). 0, or -1 with an exception
+ * set. The entry is kept only when complete. */
+static int record(TrRun *run, const char *op, const char *cname, PyObject *name,
+                  PyCodeObject *code, int lasti, const char *post, const char *post2,
+                  const TrValue *result)
 {
     TrTrace *t = run->trace;
     if (t == NULL)
         return 0;
-    t->serial++;
-    if (result != NULL && result->prov != NULL && result->prov->serial == 0)
-        result->prov->serial = t->serial;
-    if (PyList_GET_SIZE(t->lines) >= TR_TRACE_MAX_LINES)
-        return 0;
-    PyObject *line;
-    if (result == NULL || result->obj == NULL) {
-        line = PyUnicode_FromFormat("%llu %U", (unsigned long long)t->serial, what);
-    }
-    else {
-        PyObject *prov = tr_prov_repr(result->prov);
-        if (prov == NULL)
-            return -1;
-        line = PyUnicode_FromFormat("%llu %U -> %s %U", (unsigned long long)t->serial, what,
-                                    Py_TYPE(result->obj)->tp_name, prov);
-        Py_DECREF(prov);
-    }
-    if (line == NULL)
+    int err;
+    TrEntry *e = next_entry(t, result, &err);
+    if (e == NULL)
+        return err ? -1 : 0;
+    e->op = op;
+    e->post = post;
+    e->post2 = post2;
+    if (cname != NULL && (e->cname = arena_copy(t, cname)) == 0)
         return -1;
-    int rc = PyList_Append(t->lines, line);
-    Py_DECREF(line);
-    return rc;
-}
-
-/* Past the line cap only the serial advances: no text is built (a long loop would
- * spend its time formatting lines nobody keeps). Returns 1 when that happened. */
-static int count_only(TrRun *run, const TrValue *result)
-{
-    TrTrace *t = run->trace;
-    if (PyList_GET_SIZE(t->lines) < TR_TRACE_MAX_LINES)
-        return 0;
-    t->serial++;
-    if (result != NULL && result->prov != NULL && result->prov->serial == 0)
-        result->prov->serial = t->serial;
-    return 1;
+    if (set_result(t, e, result) < 0)
+        return -1;
+    if (name != NULL && (e->name = exact_str(name)) == NULL) {
+        tr_prov_decref(e->prov);
+        return -1;
+    }
+    e->code = (PyCodeObject *)Py_XNewRef(code);
+    e->lasti = lasti;
+    t->nentries++;
+    return 0;
 }
 
 int tr_trace_record(TrRun *run, const char *what, const TrValue *result)
 {
-    if (run->trace == NULL || count_only(run, result))
-        return 0;
-    PyObject *w = PyUnicode_FromString(what);
-    if (w == NULL)
-        return -1;
-    int rc = record_line(run, w, result);
-    Py_DECREF(w);
-    return rc;
+    return record(run, NULL, what, NULL, NULL, 0, NULL, NULL, result);
+}
+
+int tr_trace_record_name(TrRun *run, const char *op, PyObject *name, const char *post,
+                         const char *post2, const TrValue *result)
+{
+    return record(run, op, NULL, name, NULL, 0, post, post2, result);
+}
+
+int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObject *in,
+                          const char *post, const TrValue *result)
+{
+    return record(run, op, cname, in, NULL, 0, post, NULL, result);
+}
+
+int tr_trace_record_raise(TrRun *run, const char *op, const char *tname, PyCodeObject *code,
+                          int lasti)
+{
+    return record(run, op, tname, NULL, code, lasti, NULL, NULL, NULL);
 }
 
 int tr_trace_recordf(TrRun *run, const TrValue *result, const char *fmt, ...)
 {
-    if (run->trace == NULL || count_only(run, result))
+    TrTrace *t = run->trace;
+    if (t == NULL)
         return 0;
+    if (t->nentries >= TR_TRACE_MAX_LINES) {   /* past the cap: no text to format */
+        int err;
+        next_entry(t, result, &err);
+        return 0;
+    }
     va_list va;
     va_start(va, fmt);
     PyObject *w = PyUnicode_FromFormatV(fmt, va);
     va_end(va);
     if (w == NULL)
         return -1;
-    int rc = record_line(run, w, result);
+    int rc = record(run, NULL, NULL, w, NULL, 0, NULL, NULL, result);
     Py_DECREF(w);
     return rc;
 }
 
-/* Returns a new str reference: the lines joined by newlines (final newline
- * included when there is any line), or NULL with an exception set. */
+/* ---- the text ---- */
+
+/* Appends a str's text as UTF-8; lone surrogates pass through (the whole text is
+ * decoded with surrogatepass), as %U kept them. */
+static void put_str(TrBuf *b, PyObject *s)
+{
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u != NULL) {
+        tr_buf_put(b, u, (size_t)n);
+        return;
+    }
+    PyErr_Clear();
+    PyObject *bytes = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+    if (bytes == NULL) {
+        PyErr_Clear();
+        b->failed = 1;
+        return;
+    }
+    tr_buf_put(b, PyBytes_AS_STRING(bytes), (size_t)PyBytes_GET_SIZE(bytes));
+    Py_DECREF(bytes);
+}
+
+
+static void put_entry(TrBuf *b, const TrTrace *t, const TrEntry *e, uint64_t serial)
+{
+    tr_buf_int(b, (long long)serial);
+    tr_buf_puts(b, " ");
+    if (e->op != NULL)
+        tr_buf_puts(b, e->op);
+    const char *sep = e->op != NULL ? " " : "";
+    if (e->cname != 0) {
+        tr_buf_puts(b, sep);
+        tr_buf_puts(b, t->arena + e->cname - 1);
+        sep = " in ";
+    }
+    if (e->name != NULL) {
+        tr_buf_puts(b, sep);
+        put_str(b, e->name);
+    }
+    if (e->code != NULL) {
+        tr_buf_puts(b, " in ");
+        put_str(b, e->code->co_qualname);
+        tr_buf_puts(b, " line ");
+        tr_buf_int(b, tr_code_line(e->code, e->lasti));
+    }
+    if (e->post != NULL)
+        tr_buf_puts(b, e->post);
+    if (e->post2 != NULL)
+        tr_buf_puts(b, e->post2);
+    if (e->tname != 0) {
+        tr_buf_puts(b, " -> ");
+        tr_buf_puts(b, t->arena + e->tname - 1);
+        tr_buf_puts(b, " ");
+        tr_prov_repr_into(b, e->prov);
+    }
+    tr_buf_puts(b, "\n");
+}
+
+/* Returns a new str reference: one line per kept operation, each ending in a newline,
+ * then "... N more operations" when some were dropped; NULL with an exception set. */
 PyObject *tr_trace_text(const TrTrace *trace)
 {
     if (trace == NULL)
         return PyUnicode_FromString("");
-    Py_ssize_t n = PyList_GET_SIZE(trace->lines);
-    PyObject *sep = PyUnicode_FromString("\n");
-    if (sep == NULL)
-        return NULL;
-    PyObject *body = PyUnicode_Join(sep, trace->lines);
-    Py_DECREF(sep);
-    if (body == NULL)
-        return NULL;
-    PyObject *res;
-    if ((uint64_t)n < trace->serial)
-        res = PyUnicode_FromFormat("%U\n... %llu more operations\n", body,
-                                   (unsigned long long)(trace->serial - (uint64_t)n));
-    else if (n > 0)
-        res = PyUnicode_FromFormat("%U\n", body);
+    TrBuf b = {NULL, 0, 0, 0};
+    tr_buf_grow(&b, (size_t)trace->nentries * 64);   /* a typical line's length */
+    for (Py_ssize_t i = 0; i < trace->nentries; i++)
+        put_entry(&b, trace, &trace->entries[i], (uint64_t)i + 1);
+    if ((uint64_t)trace->nentries < trace->serial) {
+        tr_buf_puts(&b, "... ");
+        tr_buf_int(&b, (long long)(trace->serial - (uint64_t)trace->nentries));
+        tr_buf_puts(&b, " more operations\n");
+    }
+    PyObject *res = NULL;
+    if (b.failed)
+        PyErr_NoMemory();
     else
-        res = Py_NewRef(body);
-    Py_DECREF(body);
+        res = PyUnicode_DecodeUTF8(b.buf != NULL ? b.buf : "", (Py_ssize_t)b.len,
+                                   "surrogatepass");
+    PyMem_RawFree(b.buf);
     return res;
 }

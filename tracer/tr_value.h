@@ -62,6 +62,8 @@ struct TrProv {
     TrProvKind kind;
     TrResolution how;        /* ATTR only */
     int index;               /* meaning per kind, see above */
+    int reach;               /* records reachable through base and arg, itself included,
+                                shared ones counted again (set by tr_prov_new, <= 129) */
     TrProv *base;            /* owned reference (may be NULL) */
     TrProv *arg;             /* owned reference (may be NULL) */
     PyObject *name;          /* owned str or NULL */
