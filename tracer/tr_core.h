@@ -55,6 +55,7 @@ int tr_trace_record_raise(TrRun *run, const char *op, const char *tname, PyCodeO
 /* PyCode_Addr2Line(co, lasti * 2) for lasti in code units, through a cursor kept per
  * code object (cheap when asked again near the last answer). Never fails. */
 int tr_code_line(PyCodeObject *co, int lasti);
+void tr_lines_init(void);   /* at module init */
 
 /* ---- tr_opcodes.def: one X-macro list ---- */
 typedef enum {

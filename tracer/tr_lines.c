@@ -82,6 +82,11 @@ static PyCodeAddressRange *cursor_of(PyCodeObject *co)
     return r;
 }
 
+void tr_lines_init(void)
+{
+    extra_index = -2;   /* co_extra indices belong to an interpreter: ask this one */
+}
+
 int tr_code_line(PyCodeObject *co, int lasti)
 {
     int addr = lasti * (int)sizeof(_Py_CODEUNIT);

@@ -268,7 +268,38 @@ static void put_str(TrBuf *b, PyObject *s)
 }
 
 
-static void put_entry(TrBuf *b, const TrTrace *t, const TrEntry *e, uint64_t serial)
+/* Lines often share a provenance record (repeated loads, [cached] ones): its text is
+ * copied from where it was first written. Records are immutable once made and the
+ * entries keep theirs alive, so an address names one text while the text is built. */
+#define TR_REPR_MEMO 64
+
+typedef struct {
+    const TrProv *prov;
+    size_t off, len;
+} TrReprMemo;
+
+static void put_prov(TrBuf *b, const TrProv *p, TrReprMemo *memo)
+{
+    TrReprMemo *m = &memo[((uintptr_t)p >> 6) % TR_REPR_MEMO];
+    if (p != NULL && m->prov == p && !b->failed) {
+        if (b->len + m->len + 1 > b->cap && tr_buf_grow(b, m->len) < 0)
+            return;
+        memcpy(b->buf + b->len, b->buf + m->off, m->len);   /* never overlaps: off < len */
+        b->len += m->len;
+        b->buf[b->len] = '\0';
+        return;
+    }
+    size_t start = b->len;
+    tr_prov_repr_into(b, p);
+    if (p != NULL && !b->failed) {
+        m->prov = p;
+        m->off = start;
+        m->len = b->len - start;
+    }
+}
+
+static void put_entry(TrBuf *b, const TrTrace *t, const TrEntry *e, uint64_t serial,
+                      TrReprMemo *memo)
 {
     tr_buf_int(b, (long long)serial);
     tr_buf_puts(b, " ");
@@ -298,7 +329,7 @@ static void put_entry(TrBuf *b, const TrTrace *t, const TrEntry *e, uint64_t ser
         tr_buf_puts(b, " -> ");
         tr_buf_puts(b, t->arena + e->tname - 1);
         tr_buf_puts(b, " ");
-        tr_prov_repr_into(b, e->prov);
+        put_prov(b, e->prov, memo);
     }
     tr_buf_puts(b, "\n");
 }
@@ -310,9 +341,10 @@ PyObject *tr_trace_text(const TrTrace *trace)
     if (trace == NULL)
         return PyUnicode_FromString("");
     TrBuf b = {NULL, 0, 0, 0};
+    TrReprMemo memo[TR_REPR_MEMO] = {{NULL, 0, 0}};
     tr_buf_grow(&b, (size_t)trace->nentries * 64);   /* a typical line's length */
     for (Py_ssize_t i = 0; i < trace->nentries; i++)
-        put_entry(&b, trace, &trace->entries[i], (uint64_t)i + 1);
+        put_entry(&b, trace, &trace->entries[i], (uint64_t)i + 1, memo);
     if ((uint64_t)trace->nentries < trace->serial) {
         tr_buf_puts(&b, "... ");
         tr_buf_int(&b, (long long)(trace->serial - (uint64_t)trace->nentries));
