@@ -27,8 +27,9 @@
  *
  * Feedback beyond C edges (hz_pycov.h): the (descriptor kind x access pattern)
  * pairs and between kinds the program uses, with the verdict; for the built-in
- * tracer, the resolution each attribute operation actually took (tfjit.last_trace():
- * "LOAD_ATTR x -> ... via property.fget", "[cached]"), alone and in pairs; and for a
+ * tracer, the resolution each attribute operation actually took (the entries of what
+ * tfjit.last_trace() prints: "LOAD_ATTR x -> ... via property.fget", "[cached]"),
+ * alone and in pairs; and for a
  * target written in Python, that target's line and branch coverage.
  *
  * The structure-aware mutator (hz_mutate.h) is exposed as LLVMFuzzerCustomMutator and
@@ -40,6 +41,7 @@
 #include "hz_mutate.h"
 #include "hz_protocol.h"
 #include "hz_pycov.h"
+#include "tr_module.h"
 #include "hz_target.h"
 
 #include <stdio.h>
@@ -65,7 +67,7 @@ static bool strict, quiet, python_cov, bytes_only;
  * grown; byte-level mutations and source inputs are not capped. */
 #define HZ_SIZE_BUDGET 128
 static size_t size_budget;   /* TRACEFUZZ_SIZE_BUDGET: cap on IR edits' output, 0 = none */
-static PyObject *last_trace;   /* owned: tfjit.last_trace for the built-in tracer, or NULL */
+static bool builtin_tracer;   /* the target is the built-in tracer: resolution feedback */
 static unsigned long ninputs, nnondet, ninvalid;
 
 static bool env_flag(const char *name)
@@ -164,12 +166,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     /* C coverage says nothing about a target written in Python: trace its lines. */
     python_cov = strcmp(target.name, "builtin") != 0 && strcmp(target.name, "identity") != 0;
-    if (strcmp(target.name, "builtin") == 0) {
-        PyObject *m = PyImport_ImportModule("tfjit");
-        last_trace = m ? PyObject_GetAttrString(m, "last_trace") : NULL;
-        Py_XDECREF(m);
-        PyErr_Clear();   /* a tracer without last_trace: no resolution feedback */
-    }
+    builtin_tracer = strcmp(target.name, "builtin") == 0;
     proto = hz_protocol_new(&target);
     /* Eager run 2 only for inputs the target disagrees on (hz_protocol.h). */
     hz_protocol_set_fast(proto, !env_flag("TRACEFUZZ_FULL_PROTOCOL"));
@@ -215,53 +212,31 @@ static uint32_t hash_span(const char *s, const char *e)
 
 /* The first needle in [s, e), or NULL: searches stay within one line of the trace
  * (strstr would scan the rest of a long trace for every line). */
-static const char *find_in(const char *s, const char *e, const char *needle)
+static uint32_t hash_str(const char *s)
 {
-    return memmem(s, (size_t)(e - s), needle, strlen(needle));
+    return s != NULL ? hash_span(s, s + strlen(s)) : 0;
 }
 
-/* Resolution feedback from the built-in tracer's last trace: for each line of an
- * attribute operation (`N LOAD_ATTR name [cached] -> type prov via MECHANISM`), the
- * operation with its mechanism and whether the cache served it, and the pair with
- * the previous operation's (a value cached by one resolution and reused by another
- * is where the motivating bug lives). Names and values stay out of the keys. */
+/* Resolution feedback from the built-in tracer's last traced call: each attribute
+ * operation with the mechanism that resolved it and whether the cache served it, and
+ * the pair with the previous operation's (a value cached by one resolution and reused
+ * by another is where the motivating bug lives). Names and values stay out of the
+ * keys. Read from the trace's entries (tr_module.h), not its text. */
+static uint32_t prev_attr_key;
+
+static void visit_attr(void *ctx, const char *op, const char *how, int cached)
+{
+    (void)ctx;
+    uint32_t k = hash_str(op) ^ hash_str(how) * 31u ^ (cached ? 0x5bd1e995u : 0);
+    hz_cov_hit(hz_cov_key(6, k));
+    hz_cov_hit(hz_cov_key(7, k ^ (prev_attr_key * 0x9E3779B1u)));
+    prev_attr_key = k;
+}
+
 static void resolution_features(void)
 {
-    PyObject *text = PyObject_CallNoArgs(last_trace);   /* new */
-    if (text == NULL || !PyUnicode_Check(text)) {
-        Py_XDECREF(text);
-        PyErr_Clear();
-        return;
-    }
-    const char *t = PyUnicode_AsUTF8(text);
-    if (t == NULL) {
-        PyErr_Clear();
-        Py_DECREF(text);
-        return;
-    }
-    uint32_t prev = 0;
-    while (*t) {
-        const char *eol = strchr(t, '\n');
-        if (eol == NULL)
-            eol = t + strlen(t);
-        const char *op = find_in(t, eol, "_ATTR ");
-        if (op != NULL) {
-            const char *opb = op;
-            while (opb > t && opb[-1] != ' ')
-                opb--;
-            const char *via = NULL;
-            for (const char *v = t; (v = find_in(v, eol, " via ")) != NULL; v += 5)
-                via = v + 5;
-            uint32_t k = hash_span(opb, op + 5) ^
-                         (via ? hash_span(via, eol) * 31u : 0) ^
-                         (find_in(t, eol, "[cached]") ? 0x5bd1e995u : 0);
-            hz_cov_hit(hz_cov_key(6, k));
-            hz_cov_hit(hz_cov_key(7, k ^ (prev * 0x9E3779B1u)));
-            prev = k;
-        }
-        t = *eol ? eol + 1 : eol;
-    }
-    Py_DECREF(text);
+    prev_attr_key = 0;
+    tr_last_trace_visit_attrs(visit_attr, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -314,7 +289,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ninputs++;
     hz_cov_hit(hz_cov_key(5, (uint32_t)oc.kind));
-    if (last_trace != NULL)
+    if (builtin_tracer)
         resolution_features();
 
     bool finding = true;

@@ -5,6 +5,7 @@
 #define TR_CORE_H
 
 #include "tr_eval.h"
+#include "tr_module.h"
 
 /* ---- tr_prov.c: a growable byte buffer for text built in C ---- */
 typedef struct {
@@ -37,6 +38,8 @@ TrTrace *tr_trace_new(void);            /* NULL with MemoryError set */
 void tr_trace_free(TrTrace *trace);      /* NULL-safe */
 /* The trace as text, one line per operation: a new str reference (NULL on error). */
 PyObject *tr_trace_text(const TrTrace *trace);
+/* The attribute operations of a trace (tr_module.h, tr_last_trace_visit_attrs). */
+void tr_trace_visit_attrs(const TrTrace *trace, TrAttrVisit fn, void *ctx);
 /* Records a line with a formatted description (printf-like, a PyUnicode_FromFormat
  * format): the slow, general way; the typed recorders below cost no formatting. */
 int tr_trace_recordf(TrRun *run, const TrValue *result, const char *fmt, ...);

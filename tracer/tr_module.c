@@ -324,6 +324,11 @@ fail:
     return NULL;
 }
 
+void tr_last_trace_visit_attrs(TrAttrVisit fn, void *ctx)
+{
+    tr_trace_visit_attrs(last_trace, fn, ctx);
+}
+
 static PyObject *mod_last_trace(PyObject *mod, PyObject *unused)
 {
     if (last_trace_text == NULL && last_trace != NULL) {

@@ -9,4 +9,14 @@
 
 PyMODINIT_FUNC PyInit_tfjit(void);
 
+/* The attribute operations of the last traced call (what tfjit.last_trace() prints,
+ * without building its text), in order, for an embedder's feedback: op is
+ * "LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR" or "DELETE_ATTR"; how is the mechanism
+ * that resolved it ("property.fget", "inst_dict", ...; for loads the resolution of
+ * the result's provenance) or NULL; cached is 1 when the tracer's attribute cache
+ * served the load. Strings are static or live until the next traced call. Runs no
+ * Python code; nothing when no call has been traced. */
+typedef void (*TrAttrVisit)(void *ctx, const char *op, const char *how, int cached);
+void tr_last_trace_visit_attrs(TrAttrVisit fn, void *ctx);
+
 #endif

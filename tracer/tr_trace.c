@@ -244,6 +244,32 @@ int tr_trace_recordf(TrRun *run, const TrValue *result, const char *fmt, ...)
     return rc;
 }
 
+/* ---- attribute operations, without the text ---- */
+
+/* The mechanism of a load: its result's provenance when that is an attribute. */
+static const char *load_how(const TrProv *prov)
+{
+    if (prov == NULL || prov->kind != TR_PROV_ATTR || prov->name == NULL)
+        return NULL;
+    return prov->detail != NULL ? prov->detail : tr_resolution_name(prov->how);
+}
+
+void tr_trace_visit_attrs(const TrTrace *trace, TrAttrVisit fn, void *ctx)
+{
+    if (trace == NULL)
+        return;
+    for (Py_ssize_t i = 0; i < trace->nentries; i++) {
+        const TrEntry *e = &trace->entries[i];
+        const char *op = e->op;
+        if (op == NULL)
+            continue;
+        if (strcmp(op, "STORE_ATTR") == 0 || strcmp(op, "DELETE_ATTR") == 0)
+            fn(ctx, op, e->post2, 0);   /* recorded as "via DETAIL" */
+        else if (strcmp(op, "LOAD_ATTR") == 0 || strcmp(op, "LOAD_METHOD") == 0)
+            fn(ctx, op, load_how(e->prov), e->post != NULL && strstr(e->post, "cached") != NULL);
+    }
+}
+
 /* ---- the text ---- */
 
 /* Appends a str's text as UTF-8; lone surrogates pass through (the whole text is
