@@ -8,22 +8,11 @@
  *   errors      a source that does not compile fails with the whole file's error */
 #include "hz_codecache.h"
 #include "hz_embed.h"
+#include "../tf_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                      \
-    do {                                                      \
-        if (!(cond)) {                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                     \
-            fprintf(stderr, "\n");                            \
-            failures++;                                       \
-        }                                                     \
-    } while (0)
 
 static const char generated_like[] =
     "import functools\n"                    /* piece 0: imports and constants */
@@ -275,7 +264,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "unknown case %s\n", argv[1]);
         return 2;
     }
-    if (failures == 0)
+    if (tf_failures == 0)
         printf("ok\n");
-    return failures != 0;
+    return tf_failures != 0;
 }

@@ -62,6 +62,15 @@ static int setup(const char *spec, const char *dir, HzTarget *t)
     return 0;
 }
 
+/* The toy target that memoises every attribute read, loaded from the source tree. */
+static int setup_memo_silent(const char *srcdir, HzTarget *t)
+{
+    char spec[4096], dir[4096];
+    snprintf(spec, sizeof spec, "%s/tests/targets/memo_silent.py:jit", srcdir);
+    snprintf(dir, sizeof dir, "%s/tests/targets", srcdir);
+    return setup(spec, dir, t);
+}
+
 static int expect_verdict(HzProtocol *p, const char *src, const char *filename,
                           OrVerdictKind want)
 {
@@ -112,11 +121,9 @@ static int test_no_leak(void)
  * uncompilable source and a source without program() are INVALID. */
 static int test_verdicts(const char *srcdir)
 {
-    char spec[4096], dir[4096];
-    snprintf(spec, sizeof spec, "%s/tests/targets/memo_silent.py:jit", srcdir);
-    snprintf(dir, sizeof dir, "%s/tests/targets", srcdir);
+    char spec[4096];
     HzTarget t;
-    if (setup(spec, dir, &t) < 0)
+    if (setup_memo_silent(srcdir, &t) < 0)
         return 1;
     HzProtocol *p = hz_protocol_new(&t);
     /* the getter's second event is lost before the results differ (the last read
@@ -176,11 +183,8 @@ static int same_as_full(HzProtocol *p, const char *src, OrVerdictKind want, bool
  * (which fast mode first sees as a disagreement with the target). */
 static int test_fast(const char *srcdir)
 {
-    char spec[4096], dir[4096];
-    snprintf(spec, sizeof spec, "%s/tests/targets/memo_silent.py:jit", srcdir);
-    snprintf(dir, sizeof dir, "%s/tests/targets", srcdir);
     HzTarget t;
-    if (setup(spec, dir, &t) < 0)
+    if (setup_memo_silent(srcdir, &t) < 0)
         return 1;
     HzProtocol *p = hz_protocol_new(&t);
     static const char nondet[] =

@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...) do { if (!(cond)) { \
-    fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(1); } } while (0)
+#include "../tf_check.h"
 
 static const char target_src[] =
     "def f(x):\n"
@@ -29,11 +27,11 @@ static PyObject *ns_target, *ns_program;
 static PyObject *load(const char *src, const char *filename)
 {
     PyObject *code = Py_CompileString(src, filename, Py_file_input);
-    CHECK(code != NULL, "compile %s", filename);
+    REQUIRE(code != NULL, "compile %s", filename);
     PyObject *ns = PyDict_New();
     PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins());
     PyObject *r = PyEval_EvalCode(code, ns, ns);
-    CHECK(r != NULL, "exec %s", filename);
+    REQUIRE(r != NULL, "exec %s", filename);
     Py_DECREF(r);
     Py_DECREF(code);
     return ns;
@@ -44,19 +42,19 @@ static PyObject *load(const char *src, const char *filename)
 static size_t traced_call(PyObject *ns, int x)
 {
     hz_cov_clear();
-    CHECK(hz_pycov_start("<prog>") == 0, "start");
+    REQUIRE(hz_pycov_start("<prog>") == 0, "start");
     PyObject *r = PyObject_CallFunction(PyDict_GetItemString(ns, "f"), "i", x);
     hz_pycov_stop();
-    CHECK(r != NULL, "call");
+    REQUIRE(r != NULL, "call");
     Py_DECREF(r);
     return hz_cov_nonzero();
 }
 
 int main(int argc, char **argv)
 {
-    CHECK(argc == 2, "usage: pycov_test lines|skip|stable");
+    REQUIRE(argc == 2, "usage: pycov_test lines|skip|stable");
     char err[1024];
-    CHECK(hz_embed_init(NULL, err, sizeof err) == 0, "%s", err);
+    REQUIRE(hz_embed_init(NULL, err, sizeof err) == 0, "%s", err);
     ns_target = load(target_src, "/some/jit/interpreter.py");
     ns_program = load(target_src, "<prog>");
     const char *mode = argv[1];
@@ -64,27 +62,27 @@ int main(int argc, char **argv)
         size_t a = traced_call(ns_target, 1);
         size_t b = traced_call(ns_target, 0);
         printf("branch taken: %zu counters, not taken: %zu\n", a, b);
-        CHECK(a >= 4 && b >= 2, "too few counters (%zu, %zu)", a, b);
-        CHECK(a != b, "both branches set as many counters");
-        CHECK(hz_pycov_edges() >= a, "edges seen %zu < %zu", hz_pycov_edges(), a);
+        REQUIRE(a >= 4 && b >= 2, "too few counters (%zu, %zu)", a, b);
+        REQUIRE(a != b, "both branches set as many counters");
+        REQUIRE(hz_pycov_edges() >= a, "edges seen %zu < %zu", hz_pycov_edges(), a);
     }
     else if (strcmp(mode, "skip") == 0) {
         size_t n = traced_call(ns_program, 1);
         printf("program's own code: %zu counters\n", n);
-        CHECK(n == 0, "the program's frames were counted (%zu)", n);
+        REQUIRE(n == 0, "the program's frames were counted (%zu)", n);
     }
     else if (strcmp(mode, "stable") == 0) {
         size_t a = traced_call(ns_target, 1);
         size_t b = traced_call(ns_target, 1);
-        CHECK(a == b && a > 0, "two equal runs differ: %zu vs %zu", a, b);
+        REQUIRE(a == b && a > 0, "two equal runs differ: %zu vs %zu", a, b);
         hz_cov_clear();
         PyObject *r = PyObject_CallFunction(PyDict_GetItemString(ns_target, "f"), "i", 1);
-        CHECK(r != NULL, "call");
+        REQUIRE(r != NULL, "call");
         Py_DECREF(r);
-        CHECK(hz_cov_nonzero() == 0, "counters set after hz_pycov_stop");
+        REQUIRE(hz_cov_nonzero() == 0, "counters set after hz_pycov_stop");
     }
     else {
-        CHECK(0, "unknown mode %s", mode);
+        REQUIRE(0, "unknown mode %s", mode);
     }
     Py_DECREF(ns_target);
     Py_DECREF(ns_program);

@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...) do { if (!(cond)) { \
-    fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(1); } } while (0)
+#include "../tf_check.h"
 
 static const char program[] =
     "import functools, tfjit\n"
@@ -42,7 +40,7 @@ static int nseen;
 static void visit(void *ctx, const char *op, const char *how, int cached)
 {
     (void)ctx;
-    CHECK(nseen < MAX_OPS, "too many operations");
+    REQUIRE(nseen < MAX_OPS, "too many operations");
     snprintf(seen[nseen].op, sizeof seen[nseen].op, "%s", op);
     snprintf(seen[nseen].how, sizeof seen[nseen].how, "%s", how ? how : "");
     seen[nseen].cached = cached;
@@ -53,13 +51,13 @@ int main(void)
 {
     char err[1024];
     HzEmbedConfig ec = {NULL, 0, NULL};
-    CHECK(hz_embed_init(&ec, err, sizeof err) == 0, "%s", err);
+    REQUIRE(hz_embed_init(&ec, err, sizeof err) == 0, "%s", err);
     PyObject *ns = PyDict_New();
     PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins());
     PyObject *r = PyRun_String(program, Py_file_input, ns, ns);
     if (r == NULL)
         PyErr_Print();
-    CHECK(r != NULL, "program raised");
+    REQUIRE(r != NULL, "program raised");
     Py_DECREF(r);
     const char *text = PyUnicode_AsUTF8(PyDict_GetItemString(ns, "TEXT"));
     tr_last_trace_visit_attrs(visit, NULL);
@@ -80,14 +78,14 @@ int main(void)
                 op = p;
         }
         if (op != NULL) {
-            CHECK(n < nseen, "text has more attribute lines than the visit: %s", buf);
-            CHECK(strncmp(op, seen[n].op, strlen(seen[n].op)) == 0,
+            REQUIRE(n < nseen, "text has more attribute lines than the visit: %s", buf);
+            REQUIRE(strncmp(op, seen[n].op, strlen(seen[n].op)) == 0,
                   "line %d: %s, visit says %s", n, buf, seen[n].op);
-            CHECK(seen[n].cached == (strstr(buf, "[cached]") != NULL), "line %d: %s", n, buf);
+            REQUIRE(seen[n].cached == (strstr(buf, "[cached]") != NULL), "line %d: %s", n, buf);
             if (seen[n].how[0] != '\0') {
                 char via[128];
                 snprintf(via, sizeof via, " via %s", seen[n].how);
-                CHECK(strstr(buf, via) != NULL, "line %d: %s lacks '%s'", n, buf, via);
+                REQUIRE(strstr(buf, via) != NULL, "line %d: %s lacks '%s'", n, buf, via);
             }
             loads += strncmp(seen[n].op, "LOAD", 4) == 0;
             stores += strncmp(seen[n].op, "LOAD", 4) != 0;
@@ -96,12 +94,12 @@ int main(void)
         }
         line = eol ? eol + 1 : line + len;
     }
-    CHECK(n == nseen, "text has %d attribute lines, the visit %d", n, nseen);
-    CHECK(loads >= 6 && stores == 2, "loads %d, stores %d", loads, stores);
+    REQUIRE(n == nseen, "text has %d attribute lines, the visit %d", n, nseen);
+    REQUIRE(loads >= 6 && stores == 2, "loads %d, stores %d", loads, stores);
     int fget = 0;
     for (int i = 0; i < nseen; i++)
         fget += strcmp(seen[i].how, "property.fget") == 0;
-    CHECK(fget == 1, "property.fget seen %d times", fget);
+    REQUIRE(fget == 1, "property.fget seen %d times", fget);
     printf("%d attribute operations (%d loads, %d cached, %d stores/deletes) as in the text\n",
            n, loads, cached, stores);
     Py_DECREF(ns);

@@ -15,31 +15,15 @@
 
 #include "or_observe.h"
 #include "or_verdict.h"
+#include "../tf_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int failures;
 
-#define CHECK(cond, ...) do {                                               \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
 
-#define CHECK_STREQ(a, b) do {                                              \
-        const char *a_ = (a), *b_ = (b);                                    \
-        if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0) {              \
-            fprintf(stderr, "%s:%d: %s != %s\n  left:  %s\n  right: %s\n",  \
-                    __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
 
 /* ---- running a program: a miniature of the harness's eager protocol ---- */
 
@@ -275,14 +259,14 @@ golden(const char *case_path, const char *golden_path, int update)
         if (want != NULL && strcmp(want, text) != 0) {
             fprintf(stderr, "observation of %s differs from %s\n--- got:\n%s--- want:\n%s",
                     case_path, golden_path, text, want);
-            failures++;
+            tf_failures++;
         }
         free(want);
     }
     free(text);
     free(again);
     free(src);
-    return failures != 0;
+    return tf_failures != 0;
 }
 
 /* Observations per second of one case (not a test: a measurement). */
@@ -353,7 +337,7 @@ run_named(const NamedTest *tests, size_t n, const char *name)
     for (size_t i = 0; i < n; i++) {
         if (strcmp(tests[i].name, name) == 0) {
             tests[i].fn();
-            return failures != 0;
+            return tf_failures != 0;
         }
     }
     fprintf(stderr, "no test named %s\n", name);

@@ -3,6 +3,7 @@
  * hand-made observations. One binary, one ctest per case: `sig_test NAME`.
  * Runs no Python (the parser and the verdict run none). */
 #include "hz_hint.h"
+#include "../tf_check.h"
 #include "hz_ir.h"
 #include "hz_program.h"
 #include "or_verdict.h"
@@ -11,25 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
 
-#define CHECK(cond, ...) do {                                               \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
 
-#define CHECK_STREQ(a, b) do {                                              \
-        const char *a_ = (a), *b_ = (b);                                    \
-        if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0) {              \
-            fprintf(stderr, "%s:%d: %s != %s\n  left:  %s\n  right: %s\n",  \
-                    __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
 
 /* A small program in the generator's format (the shapes of hz_emit.c). */
 static const char *PROG =
@@ -242,7 +226,7 @@ legend_generated(void)
         hz_legend_clear(&lg);
         free(src);
         hz_program_free(p);
-        if (failures > 20) {
+        if (tf_failures > 20) {
             return;
         }
     }
@@ -584,8 +568,8 @@ main(int argc, char **argv)
         if (strcmp(argv[1], tests[i].name) == 0) {
             tests[i].fn();
             free(last_report);
-            if (failures) {
-                fprintf(stderr, "%s: %d failure(s)\n", argv[1], failures);
+            if (tf_failures) {
+                fprintf(stderr, "%s: %d failure(s)\n", argv[1], tf_failures);
                 return 1;
             }
             printf("%s: ok\n", argv[1]);
