@@ -15,7 +15,10 @@
 #include <string.h>
 
 #define HZ_SOURCE_SLOTS 64
-#define HZ_PIECE_SLOTS 1024
+/* libFuzzer mutates inputs from all over its corpus, so pieces are reused long
+ * after they were compiled: 1,024 slots reused 66% of the loop's pieces, 8,192 75%
+ * (10,000 loop runs; RSS 50 -> 84 MB, CPU -11% on average of three noisy runs). */
+#define HZ_PIECE_SLOTS 8192
 #define HZ_MAX_PIECES 256     /* more top-level pieces than this: the rest is one */
 
 typedef struct {
