@@ -1246,13 +1246,8 @@ dispatch:
     }
 
     case TR_OP_MAKE_FUNCTION: {    /* ([defaults] [kwdefaults] [annotations] [closure] code -- fn) */
-        int n = 1;
-        PyObject *closure = (oparg & 8) ? PEEK(++n).obj : NULL;
-        PyObject *annotations = (oparg & 4) ? PEEK(++n).obj : NULL;
-        PyObject *kwdefaults = (oparg & 2) ? PEEK(++n).obj : NULL;
-        PyObject *defaults = (oparg & 1) ? PEEK(++n).obj : NULL;
-        PyObject *fn = tr_op_make_function(TOP().obj, f->globals, defaults, kwdefaults,
-                                           annotations, closure);
+        int n;
+        PyObject *fn = tr_op_make_function_on_stack(f, oparg, &n);
         for (int i = 0; i < n; i++)
             CLEAR_VALUE(POP());
         if (fn == NULL)

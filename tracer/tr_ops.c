@@ -224,6 +224,19 @@ PyObject *tr_op_make_function(PyObject *code, PyObject *globals, PyObject *defau
     return fn;
 }
 
+PyObject *tr_op_make_function_on_stack(const TrFrame *f, int oparg, int *npop)
+{
+    int n = 1;
+    const TrValue *top = &f->stack[f->sp - 1];   /* the code; the parts lie below it */
+    PyObject *closure = (oparg & 8) ? top[-(n++)].obj : NULL;
+    PyObject *annotations = (oparg & 4) ? top[-(n++)].obj : NULL;
+    PyObject *kwdefaults = (oparg & 2) ? top[-(n++)].obj : NULL;
+    PyObject *defaults = (oparg & 1) ? top[-(n++)].obj : NULL;
+    *npop = n;
+    return tr_op_make_function(top->obj, f->globals, defaults, kwdefaults, annotations,
+                               closure);
+}
+
 PyObject *tr_op_check_exc_match(PyObject *exc, PyObject *type)
 {
     if (tr_exc_check_type(type) < 0)

@@ -72,6 +72,10 @@ int tr_op_iter_end(void);
 PyObject *tr_op_make_function(PyObject *code, PyObject *globals, PyObject *defaults,
                               PyObject *kwdefaults, PyObject *annotations,
                               PyObject *closure);
+/* MAKE_FUNCTION over f's value stack, ([defaults] [kwdefaults] [annotations]
+ * [closure] code -- fn) as oparg's bits say: reads the operands without popping them
+ * and sets *npop to how many the caller pops. New ref, or NULL with an exception. */
+PyObject *tr_op_make_function_on_stack(const TrFrame *f, int oparg, int *npop);
 /* CHECK_EXC_MATCH: isinstance-like match of the exception exc against type (a class
  * or tuple, checked first); new ref to a bool or NULL. */
 PyObject *tr_op_check_exc_match(PyObject *exc, PyObject *type);

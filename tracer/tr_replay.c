@@ -600,13 +600,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_MAKE_FUNCTION: {
-            int n = 1;
-            PyObject *closure = (oparg & 8) ? PEEK(++n).obj : NULL;
-            PyObject *annotations = (oparg & 4) ? PEEK(++n).obj : NULL;
-            PyObject *kwdefaults = (oparg & 2) ? PEEK(++n).obj : NULL;
-            PyObject *defaults = (oparg & 1) ? PEEK(++n).obj : NULL;
-            PyObject *fn = tr_op_make_function(TOP().obj, f->globals, defaults, kwdefaults,
-                                               annotations, closure);
+            int n;
+            PyObject *fn = tr_op_make_function_on_stack(f, oparg, &n);
             if (fn == NULL)
                 goto error;
             for (int k = 0; k < n; k++)
