@@ -36,11 +36,12 @@ def cpu_self():
 
 
 EXTRA = []   # libFuzzer flags for every run (argv after the first four)
+ARTIFACTS = []   # -artifact_prefix into the bench's temporary directory (set by main)
 
 
 def run_fuzzer(fuzzer, target, args):
     """CPU seconds of one tf_fuzz process, and its stderr."""
-    args = EXTRA + args
+    args = EXTRA + ARTIFACTS + args   # slow or crashing inputs land in the temp dir
     env = dict(os.environ, TRACEFUZZ_TARGET=target, TRACEFUZZ_QUIET="1")
     env.pop("TRACEFUZZ_FAULTS", None)
     before = cpu_children()
@@ -82,6 +83,7 @@ def main():
     fuzzer = os.path.join(build, "tf_fuzz")
     tracefuzz = os.path.join(build, "tracefuzz")
     tmp = tempfile.mkdtemp(prefix="tf-bench-")
+    ARTIFACTS.append("-artifact_prefix=" + tmp + "/")
     try:
         tf_dir, py_dir, empty = (os.path.join(tmp, d) for d in ("tf", "py", "empty"))
         os.mkdir(empty)

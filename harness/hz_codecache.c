@@ -145,6 +145,28 @@ static bool opens_piece(const char *s)
            strncmp(s, "async def ", 10) == 0;
 }
 
+/* An encoding declaration (PEP 263): a comment naming "coding:" or "coding=" on
+ * one of the first two lines. Only the piece holding it would be decoded by it. */
+static bool has_coding_cookie(const char *source)
+{
+    const char *p = source;
+    for (int line = 0; line < 2 && *p != '\0'; line++) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        const char *hash = memchr(p, '#', n);
+        if (hash != NULL) {
+            size_t rest = n - (size_t)(hash - p);
+            for (size_t i = 0; i + 7 <= rest; i++)
+                if (memcmp(hash + i, "coding", 6) == 0 && (hash[i + 6] == ':' || hash[i + 6] == '='))
+                    return true;
+        }
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    return false;
+}
+
 int hz_codecache_cut(const char *source, size_t *starts, int cap)
 {
     int n = 0;
@@ -152,6 +174,8 @@ int hz_codecache_cut(const char *source, size_t *starts, int cap)
         starts[0] = 0;
     n = 1;
     if (strstr(source, "__future__") != NULL)   /* a future import binds its piece only */
+        return 1;
+    if (has_coding_cookie(source))   /* so would an encoding declaration */
         return 1;
     bool in_def = false;          /* the current piece is a class or def statement */
     bool after_decorator = false; /* the last column-0 line was a decorator */

@@ -14,9 +14,9 @@
  * pieces in order in one namespace is executing the module: top-level statements
  * run in order in the same globals either way.
  *
- * A source the cut cannot be trusted on (`from __future__`, or a piece that does
- * not compile alone although the whole does, e.g. a string spanning a cut) is
- * compiled whole, as one piece. Compile errors are those of the whole source. */
+ * A source the cut cannot be trusted on (`from __future__`, an encoding
+ * declaration, or a piece that does not compile alone although the whole does, e.g.
+ * a string spanning a cut) is compiled whole, as one piece. Compile errors are those of the whole source. */
 #ifndef HZ_CODECACHE_H
 #define HZ_CODECACHE_H
 

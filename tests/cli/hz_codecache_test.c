@@ -56,6 +56,17 @@ static int test_cut(void)
     n = hz_codecache_cut("from __future__ import annotations\ndef f(x: T): pass\n"
                          "def g(): pass\n", starts, 16);
     CHECK(n == 1, "__future__: %d pieces, expected 1", n);
+    /* not cut: an encoding declaration decodes only its own piece */
+    n = hz_codecache_cut("# -*- coding: latin-1 -*-\ndef f(): pass\nS = 'caf\xe9'\n",
+                         starts, 16);
+    CHECK(n == 1, "coding cookie: %d pieces, expected 1", n);
+    n = hz_codecache_cut("#!/usr/bin/env python3\n# vim: set fileencoding=utf-8 :\n"
+                         "def f(): pass\nclass A: pass\n", starts, 16);
+    CHECK(n == 1, "cookie on line 2: %d pieces, expected 1", n);
+    /* a comment mentioning coding later on does not stop the cut */
+    n = hz_codecache_cut("X = 1\nY = 2\n# coding: not a cookie on line 3\ndef f(): pass\n",
+                         starts, 16);
+    CHECK(n == 2, "late 'coding' comment: %d pieces, expected 2", n);
     /* not cut before a string literal statement (it would become a docstring) */
     n = hz_codecache_cut("def f():\n    pass\nr'''text'''\n", starts, 16);
     CHECK(n == 1, "string after def: %d pieces, expected 1", n);
@@ -171,6 +182,8 @@ static int test_equivalent(void)
     equivalent(c, "docstring", "'''module doc'''\ndef f():\n    pass\nDOC = __doc__\n");
     equivalent(c, "future", "from __future__ import annotations\ndef f(x: Undefined):\n"
                             "    pass\nA = f.__annotations__\n");
+    equivalent(c, "latin-1", "# -*- coding: latin-1 -*-\ndef f():\n    pass\n"
+                              "S = 'caf\xc3\xa9'\nN = len(S)\n");   /* 5 in latin-1, 4 in UTF-8 */
     equivalent(c, "global and del", "X = 1\ndef f():\n    global X\n    X = 2\nf()\n"
                                     "class K:\n    pass\ndel K\n");
     hz_codecache_free(c);
