@@ -1,7 +1,8 @@
 /* hz_protocol.h: the run protocol of one input (DESIGN.md "The run protocol").
  *
- * The source is compiled once; the code runs three times, each in a fresh
- * namespace: eager 1, eager 2, then through the target. In each run
+ * The source is compiled once (by top-level piece, cached: hz_codecache.h); the code
+ * runs three times, each in a fresh namespace: eager 1, eager 2, then through the
+ * target (in fast mode, hz_protocol_set_fast, eager 2 only when needed). In each run
  *   f = program | target(program); args = make(); r1 = f(*args);
  *   between(*args) if defined; r2 = f(*args);
  *   args2 = make_other() if defined else make(); r3 = f(*args2)
