@@ -31,22 +31,14 @@ copy_n(char *out, size_t cap, const char *s, size_t n)
     out[n] = '\0';
 }
 
-/* The value of `key=` in [s, end): a word copied into out; "" when absent. */
+/* The value of `key` in the tag on [s, end) (hz_tf_tag_value), copied into out;
+ * "" when absent. */
 static void
 tag_word(const char *s, const char *end, const char *key, char *out, size_t cap)
 {
-    out[0] = '\0';
-    size_t klen = strlen(key);
-    for (const char *p = s; p + klen <= end; p++) {
-        if (memcmp(p, key, klen) == 0 && (p == s || p[-1] == ' ')) {
-            const char *v = p + klen, *w = v;
-            while (w < end && is_ident(*w)) {
-                w++;
-            }
-            copy_n(out, cap, v, (size_t)(w - v));
-            return;
-        }
-    }
+    const char *v = NULL;
+    size_t n = hz_tf_tag_value(s, end, key, &v);
+    copy_n(out, cap, n > 0 ? v : "", n);
 }
 
 static const char *
@@ -221,7 +213,7 @@ hz_legend_parse(const char *source, HzLegend *out)
         }
         else if (ctx == CTX_CLASS && tag != NULL) {
             char desc[24];
-            tag_word(tag, end, "desc=", desc, sizeof desc);
+            tag_word(tag, end, "desc", desc, sizeof desc);
             if (desc[0] != '\0') {
                 if (grow((void **)&out->members, out->nmembers, sizeof *out->members) < 0) {
                     goto nomem;
@@ -241,8 +233,8 @@ hz_legend_parse(const char *source, HzLegend *out)
             }
             cur = &out->stmts[out->nstmts++];
             memset(cur, 0, sizeof *cur);
-            tag_word(tag, end, "access=", cur->access, sizeof cur->access);
-            tag_word(tag, end, "desc=", cur->desc, sizeof cur->desc);
+            tag_word(tag, end, "access", cur->access, sizeof cur->access);
+            tag_word(tag, end, "desc", cur->desc, sizeof cur->desc);
             out->has_legend = 1;
         }
         else if (ctx == CTX_PROGRAM && cur != NULL) {
@@ -263,7 +255,7 @@ hz_legend_parse(const char *source, HzLegend *out)
             }
             HzHintMutation *m = &out->muts[out->nmuts++];
             memset(m, 0, sizeof *m);
-            tag_word(tag, end, "between=", m->kind, sizeof m->kind);
+            tag_word(tag, end, "between", m->kind, sizeof m->kind);
             const char *s = skip_spaces(line, end), *e = end;
             if (starts(s, end, "try:") && *end == '\n') {   /* the code is on the next line */
                 s = skip_spaces(end + 1, line_end(end + 1));

@@ -109,6 +109,12 @@ void hz_program_features(const HzProgram *p, HzFeatures *out);
  * from a .py input too. Unknown or missing tags are ignored. */
 void hz_source_features(const char *source, HzFeatures *out);
 
+/* The value of `key` ("desc", "access", "between") among the key=value words of a
+ * `# tf:` tag on [s, end) (s just after "# tf:"; words of identifier characters,
+ * separated by blanks): its length, *val pointing at it; 0 when absent. The one
+ * reader of tags: hz_source_features, hz_source_pairs and the signature legend. */
+size_t hz_tf_tag_value(const char *s, const char *end, const char *key, const char **val);
+
 /* Added by the program-model part: which (descriptor kind, access pattern) pairs
  * the statements exercise, the kind being that of the member a statement reads
  * (semantic feedback counters, stats). The emitter's statement tags carry both

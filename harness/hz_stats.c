@@ -30,17 +30,25 @@ hz_program_features(const HzProgram *p, HzFeatures *out)
             out->between[p->between[b].kind] = true;
 }
 
+/* The index of the name in `table` that equals [s, s+n), or -1. */
+static int
+name_index(const char *(*name)(int), int count, const char *s, size_t n)
+{
+    for (int i = 0; i < count; i++) {
+        const char *nm = name(i);
+        if (strlen(nm) == n && memcmp(nm, s, n) == 0)
+            return i;
+    }
+    return -1;
+}
+
 /* Sets the flag of `table` whose name equals [s, s+n); unknown names are ignored. */
 static void
 mark(bool *flags, const char *(*name)(int), int count, const char *s, size_t n)
 {
-    for (int i = 0; i < count; i++) {
-        const char *nm = name(i);
-        if (strlen(nm) == n && memcmp(nm, s, n) == 0) {
-            flags[i] = true;
-            return;
-        }
-    }
+    int i = name_index(name, count, s, n);
+    if (i >= 0)
+        flags[i] = true;
 }
 
 static const char *desc_name(int i) { return hz_desc_kind_name((HzDescKind)i); }
@@ -52,6 +60,56 @@ is_word(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
            || c == '_';
+}
+
+/* The next key=value word of a `# tf:` tag on [s, end) (words of identifier
+ * characters, separated by blanks; other words are skipped): returns where to go on
+ * from, or NULL when there is none left. */
+static const char *
+next_tag(const char *s, const char *end, const char **key, size_t *klen, const char **val,
+         size_t *vlen)
+{
+    while (s < end) {
+        while (s < end && (*s == ' ' || *s == '\t'))
+            s++;
+        const char *k = s;
+        while (s < end && is_word(*s))
+            s++;
+        if (s < end && *s == '=' && s > k) {
+            const char *v = ++s;
+            while (s < end && is_word(*s))
+                s++;
+            *key = k;
+            *klen = (size_t)(v - 1 - k);
+            *val = v;
+            *vlen = (size_t)(s - v);
+            return s;
+        }
+        while (s < end && *s != ' ' && *s != '\t')
+            s++;
+    }
+    return NULL;
+}
+
+size_t
+hz_tf_tag_value(const char *s, const char *end, const char *key, const char **val)
+{
+    const char *k, *v;
+    size_t kn, vn, want = strlen(key);
+    while ((s = next_tag(s, end, &k, &kn, &v, &vn)) != NULL)
+        if (kn == want && memcmp(k, key, kn) == 0) {
+            *val = v;
+            return vn;
+        }
+    return 0;
+}
+
+/* The end of the line at s. */
+static const char *
+line_end(const char *s)
+{
+    const char *e = strchr(s, '\n');
+    return e ? e : s + strlen(s);
 }
 
 void
@@ -78,29 +136,14 @@ hz_program_pairs(const HzProgram *p, HzPairs *out)
     hz_program_free(q);
 }
 
-/* Finds `key=` on [s, end) and returns the index of its value in the table, or -1. */
+/* The index in the table of the value of `key` in the tag on [s, end), or -1. */
 static int
 tag_value(const char *s, const char *end, const char *key, const char *(*name)(int), int count)
 {
-    size_t klen = strlen(key);
-    for (const char *t = s; t + klen < end; t++) {
-        if (memcmp(t, key, klen) != 0 || (t > s && t[-1] != ' ' && t[-1] != ':'))
-            continue;
-        const char *v = t + klen, *w = v;
-        while (w < end && *w != ' ' && *w != '\t')
-            w++;
-        for (int i = 0; i < count; i++) {
-            const char *nm = name(i);
-            if (strlen(nm) == (size_t)(w - v) && memcmp(nm, v, (size_t)(w - v)) == 0)
-                return i;
-        }
-        return -1;
-    }
-    return -1;
+    const char *v;
+    size_t n = hz_tf_tag_value(s, end, key, &v);
+    return n > 0 ? name_index(name, count, v, n) : -1;
 }
-
-static const char *desc_name(int i);
-static const char *access_name(int i);
 
 void
 hz_source_pairs(const char *source, HzPairs *out)
@@ -111,11 +154,9 @@ hz_source_pairs(const char *source, HzPairs *out)
     const char *s = source;
     while ((s = strstr(s, "# tf:")) != NULL) {
         s += 5;
-        const char *end = strchr(s, '\n');
-        if (end == NULL)
-            end = s + strlen(s);
-        int a = tag_value(s, end, "access=", access_name, HZ_ACCESS__COUNT);
-        int d = tag_value(s, end, "desc=", desc_name, HZ_DESC__COUNT);
+        const char *end = line_end(s);
+        int a = tag_value(s, end, "access", access_name, HZ_ACCESS__COUNT);
+        int d = tag_value(s, end, "desc", desc_name, HZ_DESC__COUNT);
         if (a >= 0 && d >= 0)
             out->pair[d][a] = true;
         s = end;
@@ -132,28 +173,16 @@ hz_source_features(const char *source, HzFeatures *out)
         return;
     const char *s = source;
     while ((s = strstr(s, "# tf:")) != NULL) {
-        s += 5;
-        while (*s && *s != '\n') {
-            while (*s == ' ' || *s == '\t')
-                s++;
-            const char *key = s;
-            while (is_word(*s))
-                s++;
-            size_t keylen = (size_t)(s - key);
-            if (*s == '=' && keylen > 0) {
-                const char *val = ++s;
-                while (is_word(*s))
-                    s++;
-                size_t vallen = (size_t)(s - val);
-                if (keylen == 4 && memcmp(key, "desc", 4) == 0)
-                    mark(out->desc, desc_name, HZ_DESC__COUNT, val, vallen);
-                else if (keylen == 6 && memcmp(key, "access", 6) == 0)
-                    mark(out->access, access_name, HZ_ACCESS__COUNT, val, vallen);
-                else if (keylen == 7 && memcmp(key, "between", 7) == 0)
-                    mark(out->between, between_name, HZ_BETWEEN__COUNT, val, vallen);
-            }
-            while (*s && *s != '\n' && *s != ' ' && *s != '\t')
-                s++;
+        const char *end = line_end(s), *key, *val;
+        size_t kn, vn;
+        for (s += 5; (s = next_tag(s, end, &key, &kn, &val, &vn)) != NULL;) {
+            if (kn == 4 && memcmp(key, "desc", 4) == 0)
+                mark(out->desc, desc_name, HZ_DESC__COUNT, val, vn);
+            else if (kn == 6 && memcmp(key, "access", 6) == 0)
+                mark(out->access, access_name, HZ_ACCESS__COUNT, val, vn);
+            else if (kn == 7 && memcmp(key, "between", 7) == 0)
+                mark(out->between, between_name, HZ_BETWEEN__COUNT, val, vn);
         }
+        s = end;
     }
 }
