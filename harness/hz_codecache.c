@@ -25,6 +25,7 @@ typedef struct {
     uint64_t hash;
     int line;              /* first line of the piece (1 for whole sources) */
     char *text;            /* malloc'd; NULL for an empty slot */
+    size_t len;            /* of text */
     char *filename;        /* malloc'd */
     PyObject *code;        /* owned: a code object (pieces) or a tuple (sources) */
 } Entry;
@@ -64,8 +65,7 @@ static void entry_clear(Entry *e)
 static PyObject *entry_find(const Entry *e, uint64_t h, int line, const char *text, size_t n,
                             const char *filename)
 {
-    if (e->code == NULL || e->hash != h || (line != 0 && e->line != line) ||
-        strlen(e->text) != n ||
+    if (e->code == NULL || e->hash != h || (line != 0 && e->line != line) || e->len != n ||
         memcmp(e->text, text, n) != 0 || strcmp(e->filename, filename) != 0)
         return NULL;
     return e->code;
@@ -84,6 +84,7 @@ static void entry_store(Entry *e, uint64_t h, int line, const char *text, size_t
     }
     memcpy(e->text, text, n);
     e->text[n] = '\0';
+    e->len = n;
     e->hash = h;
     e->line = line;
     e->code = Py_NewRef(obj);
