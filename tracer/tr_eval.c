@@ -1569,7 +1569,7 @@ dispatch:
             }
         }
         else if (!PyGen_CheckExact(v.obj) && !tr_gen_check(v.obj)) {
-            PyObject *it = PyObject_GetIter(v.obj);
+            PyObject *it = tr_op_get_iter(v.obj);
             note_opaque(run, v.obj, NULL);
             if (it == NULL)
                 goto error;
