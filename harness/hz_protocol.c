@@ -665,6 +665,14 @@ decide:
     return rc;
 }
 
+void hz_protocol_precompile(HzProtocol *p, const char *source, const char *filename)
+{
+    PyObject *code = hz_codecache_get(p->code, source, filename, true);   /* new */
+    if (code == NULL)
+        PyErr_Clear();   /* the input's own run reports the compile error */
+    Py_XDECREF(code);
+}
+
 int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
                     const HzProtocolHooks *hooks, HzOutcome *out)
 {

@@ -38,6 +38,8 @@
  *     --timeout S        CPU-time limit per input in seconds (default 10; 10x as
  *                        much wall time as a backstop; an input over it runs once
  *                        more with 3x the limits before it is TIMEOUT)
+ *     --isolation fork|shared  a fresh process per input (default), or inputs
+ *                        one after the other in the warm worker (faster)
  *     --findings DIR     write reports there instead of stderr
  *     --quiet            print only failed inputs' lines and the summary
  *     --stats            print the built-in tracer's trace-reuse statistics summed
@@ -106,6 +108,7 @@
  */
 #include "hz_input.h"
 #include "hz_program.h"
+#include "hz_channel.h"
 #include "hz_preflight.h"
 #include "hz_worker.h"
 #include "hz_jitstats.h"
@@ -147,7 +150,8 @@ static const char usage_main[] =
 
 static const char usage_run[] =
     "usage: tracefuzz run [--target T] [--unsupported MOD:EXC] [--python-path DIR]...\n"
-    "                     [--faults F1,F2] [--strict] [--timeout S] [--findings DIR]\n"
+    "                     [--faults F1,F2] [--strict] [--timeout S] [--isolation M]\n"
+    "                     [--findings DIR]\n"
     "                     [--quiet] [--stats] [--no-fork] PATH...\n"
     "\n"
     "Runs each input (files; directories recursively, sorted) eagerly twice and once\n"
@@ -163,6 +167,9 @@ static const char usage_run[] =
     "  --timeout S        CPU-time limit per input in seconds (default 10; 10x as\n"
     "                     much wall time as a backstop); an input over it runs\n"
     "                     once more with 3x the limits before it is TIMEOUT\n"
+    "  --isolation M      fork (default): each input in a process forked from the\n"
+    "                     warm worker, so nothing it changes reaches the next input;\n"
+    "                     shared: inputs one after the other in the worker (faster)\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
     "  --quiet            print only failures and the summary\n"
     "  --stats            print the tracer's trace-reuse statistics summed over the run\n"
@@ -602,6 +609,24 @@ static void write_finding(const RunOptions *o, const HzInput *in, const HzOutcom
     free(stem);
 }
 
+/* SIGINT and SIGTERM end a run early but cleanly: the waits for workers return
+ * (hz_channel.h), every worker and input process is killed with its group, the
+ * summary covers what ran, and the exit status is 128 + the signal. */
+static void on_interrupt(int sig)
+{
+    hz_channel_on_signal(sig);
+}
+
+static void on_signals_interrupt(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;   /* no SA_RESTART: a blocked wait returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 /* A failing input's finding (files under --findings) or, without it, its report on
  * stderr. */
 static void report_failure(const RunOptions *o, const HzInput *in, const HzOutcome *oc,
@@ -704,6 +729,15 @@ static int cmd_run(int argc, char **argv)
             o.wc.in_process = true;
             continue;
         }
+        else if (strcmp(a, "--isolation") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "fork") != 0 && strcmp(v, "shared") != 0) {
+                rc = usage_error(usage_run, "--isolation %s: want fork or shared", v);
+                goto done;
+            }
+            o.wc.shared = strcmp(v, "shared") == 0;
+            continue;
+        }
         else if (a[0] == '-' && a[1] != 0) {
             rc = usage_error(usage_run, "unknown option %s", a);
             goto done;
@@ -758,6 +792,8 @@ static int cmd_run(int argc, char **argv)
 
     jst = o.stats ? hz_jitstats_new() : NULL;
     unsigned long fed = 0;   /* inputs the target ran (not the unreadable ones) */
+    int interrupted = 0;     /* the signal that ended the run early */
+    on_signals_interrupt();
     bool target_problem = false;
     unsigned long counts[OR_VERDICT__COUNT] = {0};
     unsigned long passed = 0, failed = 0, errors = 0;
@@ -785,7 +821,15 @@ static int cmd_run(int argc, char **argv)
         }
         HzOutcome oc;
         const char *filename = in.is_source ? in.path : "<tfprog>";
-        if (hz_worker_run(w, filename, in.source, &oc, err, sizeof err) < 0) {
+        int wr = hz_worker_run(w, filename, in.source, &oc, err, sizeof err);
+        if (wr == -2) {
+            free(want);
+            free(want_report);
+            hz_input_clear(&in);
+            interrupted = hz_channel_interrupted();
+            break;
+        }
+        if (wr < 0) {
             fprintf(stderr, "tracefuzz run: %s\n", err);
             free(want);
             free(want_report);
@@ -890,8 +934,12 @@ static int cmd_run(int argc, char **argv)
         held_release(&o, held, &nheld, false);
     }
     held_release(&o, held, &nheld, true);
+    if (interrupted)
+        fprintf(stderr, "tracefuzz run: interrupted by %s after %lu of %zu inputs; "
+                "the summary covers those\n", strsignal(interrupted), fed, nfiles);
     printf("%lu passed, %lu failed\n", passed, failed);
-    rc = target_problem ? EXIT_USAGE : failed > 0 ? 1 : 0;
+    rc = interrupted ? 128 + interrupted
+         : target_problem ? EXIT_USAGE : failed > 0 ? 1 : 0;
 done:
     held_release(&o, held, &nheld, false);
     hz_samefail_clear(&same);
