@@ -79,6 +79,7 @@ typedef struct {
     int parsed;
     HzLegend legend;
     char answer[128];
+    char group[128];           /* OrHintAnswer.group */
     char detail[256];
 } HzHint;
 

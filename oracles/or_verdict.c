@@ -18,6 +18,7 @@
  * its values). docs/OBSERVATION.md, "Signatures", has the examples. */
 #include "or_verdict.h"
 #include "or_internal.h"
+#include "or_shape.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -394,6 +395,39 @@ kind_field(const char *hint, char *out, size_t cap)
     }
 }
 
+/* The type named by an r-section's first line "rN = raise #k TYPE" into out
+ * ("none" when the step returned). */
+static void
+raised_type(const char *text, char *out, size_t cap)
+{
+    snprintf(out, cap, "none");
+    if (!section_raises(text)) {
+        return;
+    }
+    const char *t = strchr(text + strlen("r1 = raise #"), ' ');
+    if (t == NULL) {
+        return;
+    }
+    size_t n = strcspn(t + 1, " \n");
+    snprintf(out, cap, "%.*s", (int)(n < 64 ? n : 64), t + 1);
+}
+
+/* A MISMATCH_EXCEPTION's last two fields: "EAGER!=TARGET", eager's exception type
+ * against the target's crash state (its type from the text when the harness gave
+ * none; "none" for a side that returned), and the target's normalised message. */
+static void
+exception_pair(const OrVerdictInput *in, const OrDivergence *d, char *path, size_t pcap,
+               char *kind, size_t kcap)
+{
+    char ea[80], tb[80];
+    int s = d->section == OR_SEC_R1 ? 0 : d->section == OR_SEC_R2 ? 1 : 2;
+    raised_type(in->eager1->section[d->section], ea, sizeof ea);
+    raised_type(in->target->section[d->section], tb, sizeof tb);
+    const char *ts = d->exc_b && in->step_exc_state[s] != NULL ? in->step_exc_state[s] : tb;
+    snprintf(path, pcap, "%s!=%s", ea, ts);
+    kind_field(d->exc_b ? in->step_exc_message[s] : NULL, kind, kcap);
+}
+
 /* ---- the decision ---- */
 
 /* Verdicts that are failures of the target, for which the hint is worth asking. */
@@ -417,6 +451,7 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
     char step[16], path[160], kind[128], what[256], sig_path[OR_PATH_MAX];
     sig_path[0] = '\0';
     const char *detail = NULL;   /* the hint's words for the report */
+    int fixed_kind = 0;          /* KIND is the crash message: the hint only informs */
     snprintf(step, sizeof step, "-");
     snprintf(path, sizeof path, "-");
     what[0] = '\0';
@@ -476,13 +511,22 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
         exception_name(in->target_message, "exception", path, sizeof path);
         snprintf(what, sizeof what,
                  "the target raised %s from its own frames, which eager did not", path);
+        if (in->crash_state != NULL) {   /* the harness read the exception object */
+            snprintf(path, sizeof path, "%s", in->crash_state);
+            kind_field(in->crash_message, kind, sizeof kind);
+            fixed_kind = 1;
+        }
         goto decided;
     case OR_TARGET_SETUP_FAILED: {
         char exc[80];
         exception_name(in->target_message, "exception", exc, sizeof exc);
         out->kind = OR_TARGET_CRASH;
-        snprintf(path, sizeof path, "setup:%s", exc);
+        snprintf(path, sizeof path, "setup:%s", in->crash_state ? in->crash_state : exc);
         snprintf(what, sizeof what, "target(program) itself raised %s", exc);
+        if (in->crash_state != NULL) {
+            kind_field(in->crash_message, kind, sizeof kind);
+            fixed_kind = 1;
+        }
         goto decided;
     }
     case OR_TARGET_FINISHED:
@@ -511,6 +555,10 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
     switch (div.section) {
     case OR_SEC_R1: case OR_SEC_R2: case OR_SEC_R3:
         out->kind = div.exc_a || div.exc_b ? OR_MISMATCH_EXCEPTION : OR_MISMATCH_RESULT;
+        if (out->kind == OR_MISMATCH_EXCEPTION) {
+            exception_pair(in, &div, path, sizeof path, kind, sizeof kind);
+            fixed_kind = 1;
+        }
         snprintf(what, sizeof what, "%s of step %s differs%s",
                  div.exc_a || div.exc_b ? "the exception" : "the result", step,
                  div.only_message ? " (only the exception message)" : "");
@@ -527,14 +575,20 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
 
 decided:
     ctx.what = what;
+    int decided_by_obs = ctx.div != NULL && div.section != OR_SEC__COUNT
+                         && out->kind != OR_NONDETERMINISTIC;
+    int shaped = decided_by_obs && (out->kind == OR_MISMATCH_RESULT
+                                    || out->kind == OR_MISMATCH_EVENTS
+                                    || out->kind == OR_MISMATCH_STATE);
+    const char *group = NULL;   /* the hint's last field for a shaped signature */
+    unsigned shape_flags = 0;
+    if (decided_by_obs
+        && refined_path(in->eager1->section[div.section], in->target->section[div.section],
+                        &div, sig_path) < 0) {
+        return -1;
+    }
     if (in->hint != NULL && asks_hint(out->kind)) {
         /* Only now, for a failure: the harness may parse the program to answer. */
-        int decided_by_obs = ctx.div != NULL && div.section != OR_SEC__COUNT;
-        if (decided_by_obs
-            && refined_path(in->eager1->section[div.section],
-                            in->target->section[div.section], &div, sig_path) < 0) {
-            return -1;
-        }
         OrHintQuery q = {
             .kind = out->kind,
             .section = decided_by_obs ? div.section : OR_SEC__COUNT,
@@ -545,14 +599,31 @@ decided:
             .step = decided_by_obs ? atoi(section_step(div.section))
                                    : (in->step >= 1 && in->step <= OR_STEPS ? in->step : 0),
         };
-        OrHintAnswer ans = {NULL, NULL, false};
+        OrHintAnswer ans = {NULL, NULL, NULL, false, false};
         in->hint(in->hint_ctx, &q, &ans);
         if (ans.hint != NULL && *ans.hint != '\0') {
-            kind_field(ans.hint, kind, sizeof kind);
-            if (ans.names_element && decided_by_obs) {
+            if (!fixed_kind) {
+                kind_field(ans.hint, kind, sizeof kind);
+            }
+            if (ans.names_element && decided_by_obs && !fixed_kind) {
                 path_collapsed(sig_path, div.section, path, sizeof path);
             }
             detail = ans.detail != NULL ? ans.detail : ans.hint;
+        }
+        group = ans.group;
+        shape_flags |= ans.identity ? OR_SHAPE_IDENTITY : 0;
+    }
+    if (shaped) {
+        /* A mismatch is signed by its shape, then the hint's group (the access
+         * family; the descriptor kind stays in the report), else the kind. */
+        if (group != NULL && strncmp(group, "write", 5) == 0
+            && (group[5] == '\0' || group[5] == '+')) {
+            shape_flags |= OR_SHAPE_WRITE;
+        }
+        or_shape(div.section, in->eager1->section[div.section],
+                 in->target->section[div.section], sig_path, shape_flags, path, sizeof path);
+        if (group != NULL) {
+            kind_field(group, kind, sizeof kind);
         }
     }
     {

@@ -1,0 +1,302 @@
+/* hz_crashsig.c: the crash state of a target's exception (hz_crashsig.h). */
+#include "hz_crashsig.h"
+
+#include <frameobject.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CHAIN_MAX 32   /* links followed at most (a cycle or an absurd chain) */
+
+PyObject *
+hz_crash_innermost(PyObject *exc)
+{
+    PyObject *seen[CHAIN_MAX];
+    int n = 0;
+    PyObject *cur = exc;
+    while (n < CHAIN_MAX && PyExceptionInstance_Check(cur)) {
+        seen[n++] = cur;
+        PyBaseExceptionObject *b = (PyBaseExceptionObject *)cur;
+        /* Borrowed from the struct: no Python code runs, nothing can drop them. */
+        PyObject *next = b->cause;
+        if (next == NULL || next == Py_None) {
+            next = b->suppress_context ? NULL : b->context;
+        }
+        if (next == NULL || next == Py_None || !PyExceptionInstance_Check(next)) {
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            if (seen[i] == next) {   /* a cycle: the last new link is innermost */
+                return cur;
+            }
+        }
+        cur = next;
+    }
+    return cur;
+}
+
+/* The last dotted component of a type's name ("tfjit.ProvenanceError"). */
+static const char *
+short_type_name(PyObject *exc)
+{
+    const char *n = Py_TYPE(exc)->tp_name;
+    const char *dot = strrchr(n, '.');
+    return dot ? dot + 1 : n;
+}
+
+static int
+is_ident(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+           || (c >= '0' && c <= '9') || (unsigned char)c >= 0x80;
+}
+
+void
+hz_crash_message_norm(const char *text, char *out, size_t cap)
+{
+    size_t o = 0;
+    int truncated = 0;
+#define PUT(c)                                                                           \
+    do {                                                                                 \
+        if (o + 2 < cap) {                                                               \
+            out[o++] = (c);                                                              \
+        }                                                                                \
+        else {                                                                           \
+            truncated = 1;                                                               \
+        }                                                                                \
+    } while (0)
+    for (const char *p = text ? text : ""; *p && *p != '\n' && !truncated;) {
+        char c = *p;
+        if (c == '\'' || c == '"') {   /* quoted text: a name, a repr, a key */
+            const char *e = strchr(p + 1, c);
+            const char *nl = strchr(p + 1, '\n');
+            if (e != NULL && (nl == NULL || e < nl)) {
+                PUT(c);
+                PUT('*');
+                PUT(c);
+                p = e + 1;
+                continue;
+            }
+        }
+        if (c == '<') {   /* <function f at 0x7f...>, <Base object at ...> */
+            const char *e = strchr(p + 1, '>');
+            const char *nl = strchr(p + 1, '\n');
+            if (e != NULL && (nl == NULL || e < nl)) {
+                PUT('<');
+                PUT('*');
+                PUT('>');
+                p = e + 1;
+                continue;
+            }
+        }
+        if (c == '0' && (p[1] == 'x' || p[1] == 'X')) {
+            PUT('0');
+            PUT('x');
+            PUT('*');
+            p += 2;
+            while (is_ident(*p)) {
+                p++;
+            }
+            continue;
+        }
+        if (c >= '0' && c <= '9') {
+            PUT('N');
+            while ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
+                p++;
+            }
+            continue;
+        }
+        if (is_ident(c)) {
+            const char *s = p;
+            int digit = 0, inner_us = 0;
+            while (is_ident(*p)) {
+                if (*p >= '0' && *p <= '9') {
+                    digit = 1;
+                }
+                p++;
+            }
+            size_t n = (size_t)(p - s);
+            int dunder = n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_';
+            for (size_t i = 1; i + 1 < n; i++) {
+                if (s[i] == '_') {
+                    inner_us = 1;
+                }
+            }
+            if (!dunder && (digit || inner_us)) {
+                PUT('*');
+            }
+            else {
+                for (size_t i = 0; i < n; i++) {
+                    PUT(s[i]);
+                }
+            }
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            if (o > 0 && out[o - 1] != '_') {
+                PUT('_');
+            }
+            p++;
+            continue;
+        }
+        PUT((unsigned char)c < 0x20 ? '?' : c);
+        p++;
+    }
+#undef PUT
+    while (o > 0 && out[o - 1] == '_') {
+        o--;
+    }
+    if (truncated && o + 1 < cap) {
+        out[o++] = '~';
+    }
+    if (o == 0) {
+        out[o++] = '-';
+    }
+    out[o] = '\0';
+}
+
+/* The standard library's directory with a final '/', once ("" when unknown). */
+static const char *
+stdlib_dir(void)
+{
+    static char dir[512];
+    static int done;
+    if (done) {
+        return dir;
+    }
+    done = 1;
+    PyObject *st, *sv, *stb;
+    PyErr_Fetch(&st, &sv, &stb);
+    PyObject *mod = PyImport_ImportModule("sysconfig");                        /* new */
+    PyObject *path = mod ? PyObject_CallMethod(mod, "get_path", "s", "stdlib") : NULL; /* new */
+    const char *u = path && PyUnicode_Check(path) ? PyUnicode_AsUTF8(path) : NULL;
+    if (u != NULL && strlen(u) + 2 < sizeof dir) {
+        snprintf(dir, sizeof dir, "%s/", u);
+    }
+    Py_XDECREF(path);
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    PyErr_Restore(st, sv, stb);
+    return dir;
+}
+
+/* Whether a frame's file is the target's own code. */
+static int
+target_file(const char *fn, const char *program_file)
+{
+    const char *std = stdlib_dir();
+    if (fn == NULL || strcmp(fn, program_file) == 0 || strncmp(fn, "<frozen ", 8) == 0) {
+        return 0;
+    }
+    return std[0] == '\0' || strncmp(fn, std, strlen(std)) != 0
+           || strstr(fn + strlen(std), "site-packages/") != NULL
+           || strstr(fn + strlen(std), "dist-packages/") != NULL;
+}
+
+/* Appends ",file.py:qualname" frames of tb's innermost target frames to out, at
+ * most `want`; returns how many were added. */
+static int
+add_frames(PyObject *exc, const char *program_file, char *out, size_t cap, int want)
+{
+    PyObject *tb = PyException_GetTraceback(exc);   /* new */
+    if (tb == NULL || !PyTraceBack_Check(tb)) {
+        Py_XDECREF(tb);
+        return 0;
+    }
+    /* Frames outermost first; collect then walk back from the innermost. */
+    PyFrameObject *frames[256];
+    int n = 0;
+    for (PyTracebackObject *t = (PyTracebackObject *)tb; t != NULL && n < 256; t = t->tb_next) {
+        frames[n++] = t->tb_frame;   /* borrowed from tb, which we hold */
+    }
+    int added = 0;
+    for (int i = n - 1; i >= 0 && added < want; i--) {
+        PyCodeObject *code = PyFrame_GetCode(frames[i]);   /* new */
+        const char *fn = PyUnicode_AsUTF8(code->co_filename);
+        if (fn == NULL) {
+            PyErr_Clear();
+        }
+        else if (target_file(fn, program_file)) {
+            const char *base = strrchr(fn, '/');
+            base = base ? base + 1 : fn;
+            const char *qn = PyUnicode_AsUTF8(code->co_qualname);
+            if (qn == NULL) {
+                PyErr_Clear();
+                qn = "?";
+            }
+            size_t o = strlen(out);
+            snprintf(out + o, cap - o, "%s%s:", added ? "," : "@", base);
+            /* "f.<locals>.g" -> "f.g": shorter, as distinctive. */
+            for (const char *q = qn; *q && (o = strlen(out)) + 2 < cap; q++) {
+                if (strncmp(q, "<locals>.", 9) == 0) {
+                    q += 8;
+                    continue;
+                }
+                out[o] = *q == ' ' ? '_' : *q;
+                out[o + 1] = '\0';
+            }
+            added++;
+        }
+        Py_DECREF(code);
+    }
+    Py_DECREF(tb);
+    return added;
+}
+
+/* Whether str(exc) runs only C code: its type's tp_str is the one of its first
+ * built-in base (a class statement defining __str__ replaces it). Observations
+ * must not see code the harness ran for a signature. */
+static int
+str_is_builtin(PyObject *exc)
+{
+    PyTypeObject *t = Py_TYPE(exc);
+    PyObject *mro = t->tp_mro;   /* borrowed */
+    if (mro == NULL || !PyTuple_Check(mro)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        if (!(b->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+            return b->tp_str == t->tp_str;
+        }
+    }
+    return 0;
+}
+
+void
+hz_crash_state(PyObject *exc, const char *program_file, char *state, char *msg)
+{
+    PyObject *inner = hz_crash_innermost(exc);   /* borrowed */
+    const char *outer_name = short_type_name(exc), *inner_name = short_type_name(inner);
+    if (inner == exc || strcmp(outer_name, inner_name) == 0) {
+        snprintf(state, HZ_CRASH_STATE_MAX, "%s", inner_name);
+    }
+    else {
+        snprintf(state, HZ_CRASH_STATE_MAX, "%s<-%s", outer_name, inner_name);
+    }
+    if (add_frames(inner, program_file, state, HZ_CRASH_STATE_MAX, 2) == 0 && inner != exc) {
+        add_frames(exc, program_file, state, HZ_CRASH_STATE_MAX, 2);
+    }
+    /* The message: str(inner) runs Python; keep any pending error aside. */
+    PyObject *st, *sv, *stb;
+    PyErr_Fetch(&st, &sv, &stb);
+    Py_INCREF(inner);
+    PyObject *s = NULL;
+    if (str_is_builtin(inner)) {
+        s = PyObject_Str(inner);   /* new */
+    }
+    else if (PyExceptionInstance_Check(inner)) {   /* a __str__ of the program's: its first str argument */
+        PyObject *args = ((PyBaseExceptionObject *)inner)->args;   /* borrowed */
+        if (args != NULL && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0
+            && PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
+            s = Py_NewRef(PyTuple_GET_ITEM(args, 0));
+        }
+    }
+    const char *u = s ? PyUnicode_AsUTF8(s) : NULL;
+    if (u == NULL) {
+        PyErr_Clear();
+    }
+    hz_crash_message_norm(u ? u : "", msg, HZ_CRASH_MSG_MAX);
+    Py_XDECREF(s);
+    Py_DECREF(inner);
+    PyErr_Restore(st, sv, stb);
+}

@@ -1,0 +1,338 @@
+/* or_shape.c: the shape of a divergence (or_shape.h), from the observation text
+ * alone (docs/OBSERVATION.md, "Lines" and "Values"). */
+#define _GNU_SOURCE   /* memrchr */
+#include "or_shape.h"
+#include "or_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The lines of one item: those whose path is `item` or continues it with a step
+ * ("[", ".", "{"). */
+typedef struct {
+    const OrLine *l;
+    size_t n;
+} Item;
+
+static Item
+item_lines(const OrLine *lines, size_t n, const char *item)
+{
+    size_t il = strlen(item);
+    Item it = {NULL, 0};
+    for (size_t i = 0; i < n; i++) {
+        size_t pl = or_line_path_len(&lines[i]);
+        const char *s = lines[i].start;
+        int in = pl >= il && memcmp(s, item, il) == 0
+                 && (pl == il || s[il] == '[' || s[il] == '.' || s[il] == '{');
+        if (in && it.l == NULL) {
+            it.l = &lines[i];
+        }
+        if (in) {
+            it.n = (size_t)(&lines[i] - it.l) + 1;
+        }
+        else if (it.l != NULL) {
+            break;   /* an item's lines are contiguous */
+        }
+    }
+    return it;
+}
+
+/* The value of a line ("" when none); *len its length. */
+static const char *
+value_of(const OrLine *l, size_t *len)
+{
+    size_t p = or_line_path_len(l);
+    if (p + 3 > l->len) {
+        *len = 0;
+        return "";
+    }
+    *len = l->len - p - 3;
+    return l->start + p + 3;
+}
+
+/* "#12" alone: an object seen before. */
+static int
+is_backref(const char *v, size_t n)
+{
+    if (n < 2 || v[0] != '#') {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* "#12 TYPE ...": an object's first appearance. */
+static int
+is_new_object(const char *v, size_t n)
+{
+    size_t i = 1;
+    if (n < 3 || v[0] != '#') {
+        return 0;
+    }
+    while (i < n && v[i] >= '0' && v[i] <= '9') {
+        i++;
+    }
+    return i > 1 && i < n && v[i] == ' ';
+}
+
+/* Whether the item is a ("raised", NAME) tuple; NAME's value into name. */
+static int
+raised_item(Item it, const char **name, size_t *nlen)
+{
+    size_t n;
+    if (it.n < 3) {
+        return 0;
+    }
+    const char *v = value_of(&it.l[0], &n);
+    if (n != 8 || memcmp(v, "tuple[2]", 8) != 0) {
+        return 0;
+    }
+    v = value_of(&it.l[1], &n);
+    if (n != 8 || memcmp(v, "'raised'", 8) != 0) {
+        return 0;
+    }
+    *name = value_of(&it.l[2], nlen);
+    return 1;
+}
+
+/* Whether two items hold the same lines, their paths aside. */
+static int
+items_equal(Item a, size_t apre, Item b, size_t bpre)
+{
+    if (a.n != b.n || a.n == 0) {
+        return 0;
+    }
+    for (size_t i = 0; i < a.n; i++) {
+        if (a.l[i].len - apre != b.l[i].len - bpre
+            || memcmp(a.l[i].start + apre, b.l[i].start + bpre, a.l[i].len - apre) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The item path of a divergent path: its root and first index ("r1[3]" of
+ * "r1[3][0]"); the whole path when it has no index or for the state. */
+static void
+item_of(OrSection sec, const char *path, char *out, size_t cap)
+{
+    size_t n = strcspn(path, "[.{");
+    if (sec != OR_SEC_STATE && path[n] == '[') {
+        const char *e = strchr(path + n, ']');
+        if (e != NULL) {
+            n = (size_t)(e - path) + 1;
+        }
+    }
+    else {
+        n = strlen(path);
+    }
+    snprintf(out, cap, "%.*s", (int)n, path);
+}
+
+/* The item just before "ROOT[i]": "ROOT[i-1]", or "" when i is 0 or no index. */
+static void
+previous_item(const char *item, char *out, size_t cap)
+{
+    const char *b = strrchr(item, '[');
+    out[0] = '\0';
+    if (b == NULL || b[1] < '1' || b[1] > '9') {   /* no index, or the first item */
+        return;
+    }
+    long i = strtol(b + 1, NULL, 10);
+    snprintf(out, cap, "%.*s[%ld]", (int)(b - item), item, i - 1);
+}
+
+static void
+shape_item(const OrLine *la, size_t na, const OrLine *lb, size_t nb, OrSection sec,
+           const char *path, unsigned flags, char *out, size_t cap)
+{
+    bool write_family = flags & OR_SHAPE_WRITE, identity = flags & OR_SHAPE_IDENTITY;
+    char item[OR_PATH_MAX], prev[OR_PATH_MAX];
+    item_of(sec, path, item, sizeof item);
+    Item a = item_lines(la, na, item), b = item_lines(lb, nb, item);
+    if (a.n == 0 || b.n == 0) {
+        snprintf(out, cap, "%s", a.n == 0 ? "extra" : "missing");
+        return;
+    }
+    const char *ra, *rb;
+    size_t rna, rnb;
+    int xa = raised_item(a, &ra, &rna), xb = raised_item(b, &rb, &rnb);
+    /* The target repeats its item before this one: a read after a write that
+     * still sees what was there before. */
+    previous_item(item, prev, sizeof prev);
+    int repeats = 0;
+    if (write_family && prev[0] != '\0') {
+        Item pb = item_lines(lb, nb, prev);
+        repeats = items_equal(pb, strlen(prev), b, strlen(item));
+        if (!repeats && b.n == 1 && pb.n >= 1) {   /* an object: "#n" after "#n TYPE" */
+            size_t v1, v2;
+            const char *x = value_of(&pb.l[0], &v1), *y = value_of(&b.l[0], &v2);
+            size_t k = 1;
+            while (k < v1 && x[k] >= '0' && x[k] <= '9') {
+                k++;
+            }
+            repeats = is_backref(y, v2) && is_new_object(x, v1) && k == v2
+                      && memcmp(x, y, k) == 0;
+        }
+    }
+    if (xa && xb) {
+        snprintf(out, cap, "%s", rna == rnb && memcmp(ra, rb, rna) == 0 ? "value" : "exc-type");
+        return;
+    }
+    if (xa) {
+        snprintf(out, cap, "%s", write_family ? "stale" : "no-raise");
+        return;
+    }
+    if (xb) {
+        snprintf(out, cap, "raises");
+        return;
+    }
+    if (repeats) {
+        snprintf(out, cap, "stale");
+        return;
+    }
+    /* The first line that differs inside the item. */
+    size_t i = 0;
+    while (i < a.n && i < b.n && a.l[i].len == b.l[i].len
+           && memcmp(a.l[i].start, b.l[i].start, a.l[i].len) == 0) {
+        i++;
+    }
+    if (i < a.n && i < b.n) {
+        size_t va, vb;
+        const char *x = value_of(&a.l[i], &va), *y = value_of(&b.l[i], &vb);
+        if (is_new_object(x, va) && is_backref(y, vb)) {
+            snprintf(out, cap, "%s", write_family ? "stale" : "reused");
+            return;
+        }
+        if (is_backref(x, va) && is_new_object(y, vb)) {
+            snprintf(out, cap, "fresh");
+            return;
+        }
+        /* A plain value the target repeats from its previous sibling (same parent
+         * path, anywhere before it in the section) where eager has another: a
+         * counter read twice reads 1, 1; a loop's items read 1, 1. */
+        const OrLine *bi = &b.l[i];
+        size_t pl = or_line_path_len(bi);
+        const char *br = memrchr(bi->start, '[', pl);
+        size_t parent = br ? (size_t)(br - bi->start) : 0;
+        for (const OrLine *k = bi; parent > 0 && y[0] != '#' && k-- > lb;) {
+            size_t kl = or_line_path_len(k), vk;
+            if (kl <= parent || memcmp(k->start, bi->start, parent) != 0 || k->start[parent] != '['
+                || memchr(k->start + parent + 1, '[', kl - parent - 1) != NULL) {
+                continue;   /* not a sibling: deeper, or another parent */
+            }
+            const char *z = value_of(k, &vk);
+            if (vk == vb && memcmp(z, y, vb) == 0 && (va != vb || memcmp(x, y, va) != 0)) {
+                snprintf(out, cap, "%s", write_family ? "stale" : "reused");
+                return;
+            }
+            break;   /* only the nearest sibling */
+        }
+        /* `a.x is a.x` read True where eager read False: one object served twice. */
+        if (identity && va == 5 && vb == 4 && memcmp(x, "False", 5) == 0
+            && memcmp(y, "True", 4) == 0) {
+            snprintf(out, cap, "reused");
+            return;
+        }
+        if (identity && va == 4 && vb == 5 && memcmp(x, "True", 4) == 0
+            && memcmp(y, "False", 5) == 0) {
+            snprintf(out, cap, "fresh");
+            return;
+        }
+    }
+    snprintf(out, cap, "value");
+}
+
+/* ---- LOG events ---- */
+
+/* The count of a container line's value "list[n]" / "#3 list[n]"; -1 if none. */
+static long
+count_of(const OrLine *l)
+{
+    size_t n;
+    const char *v = value_of(l, &n);
+    const char *b = memchr(v, '[', n);
+    return b != NULL && n > 0 && v[n - 1] == ']' ? strtol(b + 1, NULL, 10) : -1;
+}
+
+/* The event's tag: its first string (an event tuple's item 0, or a string event's
+ * first word), as a space-free name; "?" when none. */
+static void
+event_tag(Item ev, size_t ilen, char *out, size_t cap)
+{
+    const char *v = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < ev.n && v == NULL; i++) {
+        size_t pl = or_line_path_len(&ev.l[i]);
+        size_t vn;
+        const char *val = value_of(&ev.l[i], &vn);
+        int top = pl == ilen, first = pl == ilen + 3 && memcmp(ev.l[i].start + ilen, "[0]", 3) == 0;
+        if ((top || first) && vn >= 2 && val[0] == '\'') {
+            v = val + 1;
+            n = vn - 2;
+        }
+    }
+    size_t o = 0;
+    int digit = 0;
+    for (size_t i = 0; v != NULL && i < n && o + 1 < cap && o < 24; i++) {
+        char c = v[i];
+        if (c == ' ' || c == ':' || c == '(' || (c == '\\' && i + 1 < n && v[i + 1] == 'x')) {
+            break;
+        }
+        digit |= c >= '0' && c <= '9';
+        out[o++] = c;
+    }
+    out[o] = '\0';
+    if (o == 0 || digit) {
+        snprintf(out, cap, "%s", o == 0 ? "?" : "*");
+    }
+}
+
+static void
+shape_log(const OrLine *la, size_t na, const OrLine *lb, size_t nb, const char *path,
+          char *out, size_t cap)
+{
+    char root[16], item[OR_PATH_MAX], tag[32];
+    size_t rl = strcspn(path, "[.{");
+    snprintf(root, sizeof root, "%.*s", (int)(rl < 15 ? rl : 15), path);
+    item_of(OR_SEC_LOG1, path, item, sizeof item);
+    Item ra = item_lines(la, na, root), rb = item_lines(lb, nb, root);
+    long ca = ra.n ? count_of(&ra.l[0]) : -1, cb = rb.n ? count_of(&rb.l[0]) : -1;
+    const char *what = ca > cb ? "log-missing" : ca < cb ? "log-extra" : "log-diff";
+    /* The event: on the side with more events (a missing one is eager's). */
+    Item ev = ca < cb ? item_lines(lb, nb, item) : item_lines(la, na, item);
+    if (ev.n == 0) {
+        ev = ca < cb ? item_lines(la, na, item) : item_lines(lb, nb, item);
+    }
+    event_tag(ev, strlen(item), tag, sizeof tag);
+    snprintf(out, cap, "%s:%s", what, tag);
+}
+
+void
+or_shape(OrSection sec, const char *eager_text, const char *target_text, const char *path,
+         unsigned flags, char *out, size_t cap)
+{
+    OrLine *la = NULL, *lb = NULL;
+    size_t na = 0, nb = 0;
+    snprintf(out, cap, "value");
+    if (eager_text == NULL || target_text == NULL || path == NULL
+        || or_lines_split(eager_text, &la, &na) < 0 || or_lines_split(target_text, &lb, &nb) < 0) {
+        free(la);
+        return;
+    }
+    int is_log = sec == OR_SEC_LOG1 || sec == OR_SEC_LOG2 || sec == OR_SEC_LOG3
+                 || (sec == OR_SEC_STATE && strncmp(path, "LOG[", 4) == 0);
+    if (is_log && strchr(path, '[') != NULL) {
+        shape_log(la, na, lb, nb, path, out, cap);
+    }
+    else {
+        shape_item(la, na, lb, nb, sec, path, flags, out, cap);
+    }
+    free(la);
+    free(lb);
+}

@@ -1,0 +1,42 @@
+/* or_shape.h: the shape of a divergence, read from the two observation texts of
+ * the divergent section (docs/OBSERVATION.md, "Signatures"). The shape says what
+ * kind of wrong the target did, whatever the program: one root cause (a tracer
+ * memoising every read) makes one shape over all descriptor kinds, where the
+ * divergent path or the kind would spread it. Runs no Python. */
+#ifndef OR_SHAPE_H
+#define OR_SHAPE_H
+
+#include "or_observe.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#define OR_SHAPE_MAX 48
+
+/* Writes the shape of the divergence at `path` (the first divergent path, refined
+ * to an item) between eager's and the target's text of section sec into out
+ * (OR_SHAPE_MAX, space-free):
+ *   result items and state entries, compared as a whole item ("r1[3]..."):
+ *     reused      the target has an object seen before where eager has a new one,
+ *                 or repeats its previous sibling's plain value where eager does not
+ *     fresh       the target has a new object where eager has one seen before
+ *     stale       write_family, and the target's item repeats the item before it
+ *                 (or is not raised where eager's is: a read after `del`)
+ *     exc-type    both raised ("raised", NAME) with another NAME
+ *     raises      the target raised where eager did not
+ *     no-raise    eager raised where the target did not
+ *     missing / extra   the item is on eager's / the target's side only
+ *     value       anything else
+ *   LOG events (logN, the state's LOG), with TAG the event's first string (a
+ *   string event: its first word), masked like a name when it holds digits:
+ *     log-missing:TAG   the target's LOG has fewer events: TAG is eager's event
+ *     log-extra:TAG     the target's LOG has more: TAG is the target's event
+ *     log-diff:TAG      as many events, another one at that place
+ * flags, from the hint: OR_SHAPE_WRITE, the item comes from a statement that wrote
+ * or deleted the attribute before reading it; OR_SHAPE_IDENTITY, the item is an
+ * `a.x is a.x` test (True where eager has False: reused; the reverse: fresh). */
+#define OR_SHAPE_WRITE 1u
+#define OR_SHAPE_IDENTITY 2u
+void or_shape(OrSection sec, const char *eager_text, const char *target_text,
+              const char *path, unsigned flags, char *out, size_t cap);
+
+#endif
