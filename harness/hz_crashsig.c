@@ -50,8 +50,34 @@ is_ident(char c)
            || (c >= '0' && c <= '9') || (unsigned char)c >= 0x80;
 }
 
-void
-hz_crash_message_norm(const char *text, char *out, size_t cap)
+/* Whether [s, s+n) is a name the program defines: a global of its namespace, or
+ * an entry of a class's own dict there (attributes, methods). Dict lookups only:
+ * no Python code runs. */
+static int
+program_name(PyObject *ns, const char *s, size_t n)
+{
+    if (ns == NULL || !PyDict_Check(ns) || n == 0 || n > 64) {
+        return 0;
+    }
+    PyObject *key = PyUnicode_FromStringAndSize(s, (Py_ssize_t)n);   /* new */
+    if (key == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int found = PyDict_GetItemWithError(ns, key) != NULL;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;   /* borrowed */
+    while (!found && PyDict_Next(ns, &pos, &k, &v)) {
+        PyObject *d = PyType_Check(v) ? ((PyTypeObject *)v)->tp_dict : NULL;   /* borrowed */
+        found = d != NULL && PyDict_GetItemWithError(d, key) != NULL;
+    }
+    PyErr_Clear();
+    Py_DECREF(key);
+    return found;
+}
+
+static void
+message_norm(const char *text, PyObject *ns, char *out, size_t cap)
 {
     size_t o = 0;
     int truncated = 0;
@@ -66,6 +92,9 @@ hz_crash_message_norm(const char *text, char *out, size_t cap)
     } while (0)
     for (const char *p = text ? text : ""; *p && *p != '\n' && !truncated;) {
         char c = *p;
+        if (c == ':' && (p[1] == ' ' || p[1] == '\0') && o > 0) {
+            break;   /* "summary: details": the details are data (values, reprs) */
+        }
         if (c == '\'' || c == '"') {   /* quoted text: a name, a repr, a key */
             const char *e = strchr(p + 1, c);
             const char *nl = strchr(p + 1, '\n');
@@ -121,7 +150,7 @@ hz_crash_message_norm(const char *text, char *out, size_t cap)
                     inner_us = 1;
                 }
             }
-            if (!dunder && (digit || inner_us)) {
+            if (!dunder && (digit || inner_us || program_name(ns, s, n))) {
                 PUT('*');
             }
             else {
@@ -152,6 +181,12 @@ hz_crash_message_norm(const char *text, char *out, size_t cap)
         out[o++] = '-';
     }
     out[o] = '\0';
+}
+
+void
+hz_crash_message_norm(const char *text, char *out, size_t cap)
+{
+    message_norm(text, NULL, out, cap);
 }
 
 /* The standard library's directory with a final '/', once ("" when unknown). */
@@ -209,6 +244,7 @@ add_frames(PyObject *exc, const char *program_file, char *out, size_t cap, int w
         frames[n++] = t->tb_frame;   /* borrowed from tb, which we hold */
     }
     int added = 0;
+    char first[128] = "";   /* the first frame's file */
     for (int i = n - 1; i >= 0 && added < want; i--) {
         PyCodeObject *code = PyFrame_GetCode(frames[i]);   /* new */
         const char *fn = PyUnicode_AsUTF8(code->co_filename);
@@ -224,7 +260,13 @@ add_frames(PyObject *exc, const char *program_file, char *out, size_t cap, int w
                 qn = "?";
             }
             size_t o = strlen(out);
-            snprintf(out + o, cap - o, "%s%s:", added ? "," : "@", base);
+            if (added && strcmp(base, first) == 0) {   /* same file: "f.py:a,b" */
+                snprintf(out + o, cap - o, ",");
+            }
+            else {
+                snprintf(out + o, cap - o, "%s%s:", added ? "," : "@", base);
+                snprintf(first, sizeof first, "%s", base);
+            }
             /* "f.<locals>.g" -> "f.g": shorter, as distinctive. */
             for (const char *q = qn; *q && (o = strlen(out)) + 2 < cap; q++) {
                 if (strncmp(q, "<locals>.", 9) == 0) {
@@ -263,7 +305,7 @@ str_is_builtin(PyObject *exc)
 }
 
 void
-hz_crash_state(PyObject *exc, const char *program_file, char *state, char *msg)
+hz_crash_state(PyObject *exc, const char *program_file, PyObject *ns, char *state, char *msg)
 {
     PyObject *inner = hz_crash_innermost(exc);   /* borrowed */
     const char *outer_name = short_type_name(exc), *inner_name = short_type_name(inner);
@@ -295,7 +337,7 @@ hz_crash_state(PyObject *exc, const char *program_file, char *state, char *msg)
     if (u == NULL) {
         PyErr_Clear();
     }
-    hz_crash_message_norm(u ? u : "", msg, HZ_CRASH_MSG_MAX);
+    message_norm(u ? u : "", ns, msg, HZ_CRASH_MSG_MAX);
     Py_XDECREF(s);
     Py_DECREF(inner);
     PyErr_Restore(st, sv, stb);

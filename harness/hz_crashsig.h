@@ -30,15 +30,21 @@ PyObject *hz_crash_innermost(PyObject *exc);
  * exception's normalised message into msg (HZ_CRASH_MSG_MAX); both space-free.
  * State: "Outer<-Inner" (only "Inner" when exc has no chain or both have one type
  * name), then "@FRAME[,FRAME]" for the innermost one or two traceback frames of
- * the target's own code, innermost first, FRAME "file.py:qualname"; a frame is the
+ * the target's own code, innermost first, FRAME "file.py:qualname" (the second
+ * frame's file left out when it is the first's: "f.py:inner,outer"); a frame is the
  * target's when its file is not program_file, not in the Python standard library
  * and not a frozen module. The innermost exception's traceback is searched first,
- * then the outer's. str() of the exception runs Python; leaves no exception set. */
-void hz_crash_state(PyObject *exc, const char *program_file, char *state, char *msg);
+ * then the outer's. ns, the program's namespace (or NULL), adds the names the
+ * program defines (its globals, its classes' own attributes) to the masked ones.
+ * str() of the exception runs Python only when a built-in type's __str__ is its
+ * own (else its first str argument is read); leaves no exception set. */
+void hz_crash_state(PyObject *exc, const char *program_file, PyObject *ns, char *state,
+                    char *msg);
 
 /* The message normalisation alone (exposed for tests): first line, quoted text ->
  * '*', <reprs> -> <*>, 0x... -> 0x*, numbers -> N, identifiers holding a digit or
- * an inner '_' (generated names: attr_3, Child2, fresh_prop) -> *, spaces -> _,
+ * an inner '_' (generated names: attr_3, Child2, fresh_prop) -> * (and, in
+ * hz_crash_state, the names the program defines), spaces -> _,
  * capped with a final '~'; "-" when empty. */
 void hz_crash_message_norm(const char *text, char *out, size_t cap);
 

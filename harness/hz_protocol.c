@@ -214,7 +214,7 @@ static void fail_run(Run *r, RunMode mode, const char *what, int step,
     PyObject *exc = take_exception();
     char *text = hz_exception_text_of(exc, mode == RUN_TARGET);
     if (mode == RUN_TARGET)
-        hz_crash_state(exc, filename, r->crash_state, r->crash_msg);
+        hz_crash_state(exc, filename, r->ns, r->crash_state, r->crash_msg);
     Py_DECREF(exc);
     r->failed = true;
     r->end_step = step;
@@ -339,7 +339,7 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
             r->end = end == OR_TARGET_FINISHED ? OR_TARGET_SETUP_FAILED : end;
             r->end_step = 0;
             char *text = hz_exception_text_of(exc, 1);
-            hz_crash_state(exc, filename, r->crash_state, r->crash_msg);
+            hz_crash_state(exc, filename, r->ns, r->crash_state, r->crash_msg);
             r->message = xprintf("target(program) raised:\n%s%s", text, NULL);
             free(text);
             Py_DECREF(exc);
@@ -389,13 +389,13 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
                     r->end = end;
                     r->end_step = step;
                     char *text = hz_exception_text_of(exc, 1);
-                    hz_crash_state(exc, filename, r->crash_state, r->crash_msg);
+                    hz_crash_state(exc, filename, r->ns, r->crash_state, r->crash_msg);
                     r->message = xprintf("%s%s", text, NULL);
                     free(text);
                     Py_DECREF(exc);
                     goto release;
                 }
-                hz_crash_state(exc, filename, r->exc_state[step - 1], r->exc_msg[step - 1]);
+                hz_crash_state(exc, filename, r->ns, r->exc_state[step - 1], r->exc_msg[step - 1]);
             }
             r->exc[step - 1] = exc;   /* an exception from program is a result */
         }

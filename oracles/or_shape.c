@@ -260,8 +260,7 @@ count_of(const OrLine *l)
     return b != NULL && n > 0 && v[n - 1] == ']' ? strtol(b + 1, NULL, 10) : -1;
 }
 
-/* The event's tag: its first string (an event tuple's item 0, or a string event's
- * first word), as a space-free name; "?" when none. */
+/* The event's tag (or_shape.h), as a space-free name; "?" when none. */
 static void
 event_tag(Item ev, size_t ilen, char *out, size_t cap)
 {
@@ -288,6 +287,22 @@ event_tag(Item ev, size_t ilen, char *out, size_t cap)
         out[o++] = c;
     }
     out[o] = '\0';
+    if (v == NULL && ev.n > 0) {   /* no string: the event's type ("#3 Event", "5") */
+        size_t vn;
+        const char *val = value_of(&ev.l[0], &vn), *e = val + vn;
+        if (vn > 0 && val[0] == '#') {
+            val = memchr(val, ' ', vn);
+            val = val ? val + 1 : e;
+        }
+        else if (vn > 0 && ((val[0] >= '0' && val[0] <= '9') || val[0] == '-')) {
+            val = "int";
+            e = val + 3;
+        }
+        while (val < e && o + 1 < cap && o < 24 && *val != ' ' && *val != '[') {
+            out[o++] = *val++;
+        }
+        out[o] = '\0';
+    }
     if (o == 0 || digit) {
         snprintf(out, cap, "%s", o == 0 ? "?" : "*");
     }

@@ -27,7 +27,8 @@
  *     missing / extra   the item is on eager's / the target's side only
  *     value       anything else
  *   LOG events (logN, the state's LOG), with TAG the event's first string (a
- *   string event: its first word), masked like a name when it holds digits:
+ *   string event: its first word; an event without a string: its type name, "int"
+ *   for a number), "*" when it holds digits (a generated name):
  *     log-missing:TAG   the target's LOG has fewer events: TAG is eager's event
  *     log-extra:TAG     the target's LOG has more: TAG is the target's event
  *     log-diff:TAG      as many events, another one at that place

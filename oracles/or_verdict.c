@@ -512,6 +512,9 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
         snprintf(what, sizeof what,
                  "the target raised %s from its own frames, which eager did not", path);
         if (in->crash_state != NULL) {   /* the harness read the exception object */
+            /* Like a crash state, with no step: where in the protocol a cause
+             * first shows depends on the program, not on the cause. */
+            snprintf(step, sizeof step, "-");
             snprintf(path, sizeof path, "%s", in->crash_state);
             kind_field(in->crash_message, kind, sizeof kind);
             fixed_kind = 1;
