@@ -1,5 +1,6 @@
 /* hz_crashsig.c: the crash state of a target's exception (hz_crashsig.h). */
 #include "hz_crashsig.h"
+#include "or_shape.h"
 
 #include <frameobject.h>
 #include <stdio.h>
@@ -43,19 +44,13 @@ short_type_name(PyObject *exc)
     return dot ? dot + 1 : n;
 }
 
-static int
-is_ident(char c)
-{
-    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-           || (c >= '0' && c <= '9') || (unsigned char)c >= 0x80;
-}
-
 /* Whether [s, s+n) is a name the program defines: a global of its namespace, or
  * an entry of a class's own dict there (attributes, methods). Dict lookups only:
  * no Python code runs. */
 static int
-program_name(PyObject *ns, const char *s, size_t n)
+program_name(void *ctx, const char *s, size_t n)
 {
+    PyObject *ns = ctx;
     if (ns == NULL || !PyDict_Check(ns) || n == 0 || n > 64) {
         return 0;
     }
@@ -74,119 +69,6 @@ program_name(PyObject *ns, const char *s, size_t n)
     PyErr_Clear();
     Py_DECREF(key);
     return found;
-}
-
-static void
-message_norm(const char *text, PyObject *ns, char *out, size_t cap)
-{
-    size_t o = 0;
-    int truncated = 0;
-#define PUT(c)                                                                           \
-    do {                                                                                 \
-        if (o + 2 < cap) {                                                               \
-            out[o++] = (c);                                                              \
-        }                                                                                \
-        else {                                                                           \
-            truncated = 1;                                                               \
-        }                                                                                \
-    } while (0)
-    for (const char *p = text ? text : ""; *p && *p != '\n' && !truncated;) {
-        char c = *p;
-        if (c == ':' && (p[1] == ' ' || p[1] == '\0') && o > 0) {
-            break;   /* "summary: details": the details are data (values, reprs) */
-        }
-        if (c == '\'' || c == '"') {   /* quoted text: a name, a repr, a key */
-            const char *e = strchr(p + 1, c);
-            const char *nl = strchr(p + 1, '\n');
-            if (e != NULL && (nl == NULL || e < nl)) {
-                PUT(c);
-                PUT('*');
-                PUT(c);
-                p = e + 1;
-                continue;
-            }
-        }
-        if (c == '<') {   /* <function f at 0x7f...>, <Base object at ...> */
-            const char *e = strchr(p + 1, '>');
-            const char *nl = strchr(p + 1, '\n');
-            if (e != NULL && (nl == NULL || e < nl)) {
-                PUT('<');
-                PUT('*');
-                PUT('>');
-                p = e + 1;
-                continue;
-            }
-        }
-        if (c == '0' && (p[1] == 'x' || p[1] == 'X')) {
-            PUT('0');
-            PUT('x');
-            PUT('*');
-            p += 2;
-            while (is_ident(*p)) {
-                p++;
-            }
-            continue;
-        }
-        if (c >= '0' && c <= '9') {
-            PUT('N');
-            while ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
-                p++;
-            }
-            continue;
-        }
-        if (is_ident(c)) {
-            const char *s = p;
-            int digit = 0, inner_us = 0;
-            while (is_ident(*p)) {
-                if (*p >= '0' && *p <= '9') {
-                    digit = 1;
-                }
-                p++;
-            }
-            size_t n = (size_t)(p - s);
-            int dunder = n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_';
-            for (size_t i = 1; i + 1 < n; i++) {
-                if (s[i] == '_') {
-                    inner_us = 1;
-                }
-            }
-            if (!dunder && (digit || inner_us || program_name(ns, s, n))) {
-                PUT('*');
-            }
-            else {
-                for (size_t i = 0; i < n; i++) {
-                    PUT(s[i]);
-                }
-            }
-            continue;
-        }
-        if (c == ' ' || c == '\t' || c == '\r') {
-            if (o > 0 && out[o - 1] != '_') {
-                PUT('_');
-            }
-            p++;
-            continue;
-        }
-        PUT((unsigned char)c < 0x20 ? '?' : c);
-        p++;
-    }
-#undef PUT
-    while (o > 0 && out[o - 1] == '_') {
-        o--;
-    }
-    if (truncated && o + 1 < cap) {
-        out[o++] = '~';
-    }
-    if (o == 0) {
-        out[o++] = '-';
-    }
-    out[o] = '\0';
-}
-
-void
-hz_crash_message_norm(const char *text, char *out, size_t cap)
-{
-    message_norm(text, NULL, out, cap);
 }
 
 /* The standard library's directory with a final '/', once ("" when unknown). */
@@ -337,7 +219,7 @@ hz_crash_state(PyObject *exc, const char *program_file, PyObject *ns, char *stat
     if (u == NULL) {
         PyErr_Clear();
     }
-    message_norm(u ? u : "", ns, msg, HZ_CRASH_MSG_MAX);
+    or_message_norm(u ? u : "", program_name, ns, msg, HZ_CRASH_MSG_MAX);
     Py_XDECREF(s);
     Py_DECREF(inner);
     PyErr_Restore(st, sv, stb);

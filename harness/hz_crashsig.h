@@ -27,7 +27,8 @@
 PyObject *hz_crash_innermost(PyObject *exc);
 
 /* Writes exc's crash state into state (HZ_CRASH_STATE_MAX) and the innermost
- * exception's normalised message into msg (HZ_CRASH_MSG_MAX); both space-free.
+ * exception's message, normalised by or_message_norm (oracles/or_shape.h), into
+ * msg (HZ_CRASH_MSG_MAX); both space-free.
  * State: "Outer<-Inner" (only "Inner" when exc has no chain or both have one type
  * name), then "@FRAME[,FRAME]" for the innermost one or two traceback frames of
  * the target's own code, innermost first, FRAME "file.py:qualname" (the second
@@ -40,12 +41,5 @@ PyObject *hz_crash_innermost(PyObject *exc);
  * own (else its first str argument is read); leaves no exception set. */
 void hz_crash_state(PyObject *exc, const char *program_file, PyObject *ns, char *state,
                     char *msg);
-
-/* The message normalisation alone (exposed for tests): first line, quoted text ->
- * '*', <reprs> -> <*>, 0x... -> 0x*, numbers -> N, identifiers holding a digit or
- * an inner '_' (generated names: attr_3, Child2, fresh_prop) -> * (and, in
- * hz_crash_state, the names the program defines), spaces -> _,
- * capped with a final '~'; "-" when empty. */
-void hz_crash_message_norm(const char *text, char *out, size_t cap);
 
 #endif

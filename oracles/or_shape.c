@@ -100,22 +100,6 @@ raised_item(Item it, const char **name, size_t *nlen)
     return 1;
 }
 
-/* Whether two items hold the same lines, their paths aside. */
-static int
-items_equal(Item a, size_t apre, Item b, size_t bpre)
-{
-    if (a.n != b.n || a.n == 0) {
-        return 0;
-    }
-    for (size_t i = 0; i < a.n; i++) {
-        if (a.l[i].len - apre != b.l[i].len - bpre
-            || memcmp(a.l[i].start + apre, b.l[i].start + bpre, a.l[i].len - apre) != 0) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* The item path of a divergent path: its root and first index ("r1[3]" of
  * "r1[3][0]"); the whole path when it has no index or for the state. */
 static void
@@ -134,25 +118,69 @@ item_of(OrSection sec, const char *path, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)n, path);
 }
 
-/* The item just before "ROOT[i]": "ROOT[i-1]", or "" when i is 0 or no index. */
-static void
-previous_item(const char *item, char *out, size_t cap)
+/* Whether two values are one: equal text, or the same object number ("#5" and
+ * "#5 list[1]": the first appearance was in another section). */
+static int
+same_value(const char *x, size_t nx, const char *y, size_t ny)
 {
-    const char *b = strrchr(item, '[');
-    out[0] = '\0';
-    if (b == NULL || b[1] < '1' || b[1] > '9') {   /* no index, or the first item */
-        return;
+    if (nx == ny && memcmp(x, y, nx) == 0) {
+        return 1;
     }
-    long i = strtol(b + 1, NULL, 10);
-    snprintf(out, cap, "%.*s[%ld]", (int)(b - item), item, i - 1);
+    if (nx == 0 || ny == 0 || x[0] != '#' || y[0] != '#') {
+        return 0;
+    }
+    size_t i = 1, j = 1;
+    while (i < nx && x[i] >= '0' && x[i] <= '9') {
+        i++;
+    }
+    while (j < ny && y[j] >= '0' && y[j] <= '9') {
+        j++;
+    }
+    return i == j && memcmp(x, y, i) == 0 && (i == nx || j == ny);
+}
+
+/* Whether item `item` of text a is, value by value, item `pitem` of text p (the
+ * previous step's result): the lines after the item's own path compared. A
+ * back-reference stops the comparison (the rest of the object was printed once). */
+static int
+repeats_step(const char *a, const char *p, const char *item, const char *pitem)
+{
+    OrLine *la = NULL, *lp = NULL;
+    size_t na = 0, np = 0;
+    int same = 0;
+    if (a == NULL || p == NULL || or_lines_split(a, &la, &na) < 0
+        || or_lines_split(p, &lp, &np) < 0) {
+        free(la);
+        return 0;
+    }
+    Item x = item_lines(la, na, item), y = item_lines(lp, np, pitem);
+    size_t il = strlen(item), pl = strlen(pitem);
+    if (x.n > 0 && y.n > 0) {
+        size_t vx, vy;
+        const char *v0 = value_of(&x.l[0], &vx), *w0 = value_of(&y.l[0], &vy);
+        same = same_value(v0, vx, w0, vy);
+        if (same && !is_backref(v0, vx) && !is_backref(w0, vy)) {
+            same = x.n == y.n;
+            for (size_t i = 1; same && i < x.n; i++) {
+                size_t a1 = or_line_path_len(&x.l[i]) - il, b1 = or_line_path_len(&y.l[i]) - pl;
+                const char *v = value_of(&x.l[i], &vx), *w = value_of(&y.l[i], &vy);
+                same = a1 == b1 && memcmp(x.l[i].start + il, y.l[i].start + pl, a1) == 0
+                       && same_value(v, vx, w, vy);
+            }
+        }
+    }
+    free(la);
+    free(lp);
+    return same;
 }
 
 static void
 shape_item(const OrLine *la, size_t na, const OrLine *lb, size_t nb, OrSection sec,
-           const char *path, unsigned flags, char *out, size_t cap)
+           const char *path, unsigned flags, const char *ta, const char *tb,
+           const char *pa, const char *pb, char *out, size_t cap)
 {
     bool write_family = flags & OR_SHAPE_WRITE, identity = flags & OR_SHAPE_IDENTITY;
-    char item[OR_PATH_MAX], prev[OR_PATH_MAX];
+    char item[OR_PATH_MAX];
     item_of(sec, path, item, sizeof item);
     Item a = item_lines(la, na, item), b = item_lines(lb, nb, item);
     if (a.n == 0 || b.n == 0) {
@@ -162,24 +190,6 @@ shape_item(const OrLine *la, size_t na, const OrLine *lb, size_t nb, OrSection s
     const char *ra, *rb;
     size_t rna, rnb;
     int xa = raised_item(a, &ra, &rna), xb = raised_item(b, &rb, &rnb);
-    /* The target repeats its item before this one: a read after a write that
-     * still sees what was there before. */
-    previous_item(item, prev, sizeof prev);
-    int repeats = 0;
-    if (write_family && prev[0] != '\0') {
-        Item pb = item_lines(lb, nb, prev);
-        repeats = items_equal(pb, strlen(prev), b, strlen(item));
-        if (!repeats && b.n == 1 && pb.n >= 1) {   /* an object: "#n" after "#n TYPE" */
-            size_t v1, v2;
-            const char *x = value_of(&pb.l[0], &v1), *y = value_of(&b.l[0], &v2);
-            size_t k = 1;
-            while (k < v1 && x[k] >= '0' && x[k] <= '9') {
-                k++;
-            }
-            repeats = is_backref(y, v2) && is_new_object(x, v1) && k == v2
-                      && memcmp(x, y, k) == 0;
-        }
-    }
     if (xa && xb) {
         snprintf(out, cap, "%s", rna == rnb && memcmp(ra, rb, rna) == 0 ? "value" : "exc-type");
         return;
@@ -192,9 +202,21 @@ shape_item(const OrLine *la, size_t na, const OrLine *lb, size_t nb, OrSection s
         snprintf(out, cap, "raises");
         return;
     }
-    if (repeats) {
+    if (write_family) {
+        /* After its own write or del, a read that differs without raising saw
+         * something else than what was written: a stale value. */
         snprintf(out, cap, "stale");
         return;
+    }
+    /* Step 2 after between(): the target's item is its step 1 item where eager's
+     * changed (a guard that missed between()'s write or del). */
+    if (pa != NULL && pb != NULL && (sec == OR_SEC_R2)) {
+        char pitem[OR_PATH_MAX];
+        snprintf(pitem, sizeof pitem, "r1%s", item + 2);
+        if (repeats_step(tb, pb, item, pitem) && !repeats_step(ta, pa, item, pitem)) {
+            snprintf(out, cap, "stale");
+            return;
+        }
     }
     /* The first line that differs inside the item. */
     size_t i = 0;
@@ -330,7 +352,7 @@ shape_log(const OrLine *la, size_t na, const OrLine *lb, size_t nb, const char *
 
 void
 or_shape(OrSection sec, const char *eager_text, const char *target_text, const char *path,
-         unsigned flags, char *out, size_t cap)
+         unsigned flags, const char *eager_r1, const char *target_r1, char *out, size_t cap)
 {
     OrLine *la = NULL, *lb = NULL;
     size_t na = 0, nb = 0;
@@ -346,8 +368,127 @@ or_shape(OrSection sec, const char *eager_text, const char *target_text, const c
         shape_log(la, na, lb, nb, path, out, cap);
     }
     else {
-        shape_item(la, na, lb, nb, sec, path, flags, out, cap);
+        shape_item(la, na, lb, nb, sec, path, flags, eager_text, target_text,
+                   sec == OR_SEC_R2 ? eager_r1 : NULL, sec == OR_SEC_R2 ? target_r1 : NULL,
+                   out, cap);
     }
     free(la);
     free(lb);
+}
+
+/* ---- messages ---- */
+
+static int
+is_ident(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+           || (c >= '0' && c <= '9') || (unsigned char)c >= 0x80;
+}
+
+void
+or_message_norm(const char *text, int (*is_name)(void *ctx, const char *s, size_t n),
+                void *ctx, char *out, size_t cap)
+{
+    size_t o = 0;
+    int truncated = 0;
+#define PUT(c)                                                                           \
+    do {                                                                                 \
+        if (o + 2 < cap) {                                                               \
+            out[o++] = (c);                                                              \
+        }                                                                                \
+        else {                                                                           \
+            truncated = 1;                                                               \
+        }                                                                                \
+    } while (0)
+    for (const char *p = text ? text : ""; *p && *p != '\n' && !truncated;) {
+        char c = *p;
+        if (c == ':' && (p[1] == ' ' || p[1] == '\0') && o > 0) {
+            break;   /* "summary: details": the details are data (values, reprs) */
+        }
+        if (c == '\'' || c == '"') {   /* quoted text: a name, a repr, a key */
+            const char *e = strchr(p + 1, c);
+            const char *nl = strchr(p + 1, '\n');
+            if (e != NULL && (nl == NULL || e < nl)) {
+                PUT(c);
+                PUT('*');
+                PUT(c);
+                p = e + 1;
+                continue;
+            }
+        }
+        if (c == '<') {   /* <function f at 0x7f...>, <Base object at ...> */
+            const char *e = strchr(p + 1, '>');
+            const char *nl = strchr(p + 1, '\n');
+            if (e != NULL && (nl == NULL || e < nl)) {
+                PUT('<');
+                PUT('*');
+                PUT('>');
+                p = e + 1;
+                continue;
+            }
+        }
+        if (c == '0' && (p[1] == 'x' || p[1] == 'X')) {
+            PUT('0');
+            PUT('x');
+            PUT('*');
+            p += 2;
+            while (is_ident(*p)) {
+                p++;
+            }
+            continue;
+        }
+        if (c >= '0' && c <= '9') {
+            PUT('N');
+            while ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {
+                p++;
+            }
+            continue;
+        }
+        if (is_ident(c)) {
+            const char *s = p;
+            int digit = 0, inner_us = 0;
+            while (is_ident(*p)) {
+                if (*p >= '0' && *p <= '9') {
+                    digit = 1;
+                }
+                p++;
+            }
+            size_t n = (size_t)(p - s);
+            int dunder = n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_';
+            for (size_t i = 1; i + 1 < n; i++) {
+                if (s[i] == '_') {
+                    inner_us = 1;
+                }
+            }
+            if (!dunder && (digit || inner_us || (is_name != NULL && is_name(ctx, s, n)))) {
+                PUT('*');
+            }
+            else {
+                for (size_t i = 0; i < n; i++) {
+                    PUT(s[i]);
+                }
+            }
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            if (o > 0 && out[o - 1] != '_') {
+                PUT('_');
+            }
+            p++;
+            continue;
+        }
+        PUT((unsigned char)c < 0x20 ? '?' : c);
+        p++;
+    }
+#undef PUT
+    while (o > 0 && out[o - 1] == '_') {
+        o--;
+    }
+    if (truncated && o + 1 < cap) {
+        out[o++] = '~';
+    }
+    if (o == 0) {
+        out[o++] = '-';
+    }
+    out[o] = '\0';
 }

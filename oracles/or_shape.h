@@ -19,8 +19,11 @@
  *     reused      the target has an object seen before where eager has a new one,
  *                 or repeats its previous sibling's plain value where eager does not
  *     fresh       the target has a new object where eager has one seen before
- *     stale       write_family, and the target's item repeats the item before it
- *                 (or is not raised where eager's is: a read after `del`)
+ *     stale       OR_SHAPE_WRITE (the statement wrote or deleted the attribute it
+ *                 reads) and the target's item differs without raising (or does not
+ *                 raise where eager's does: a read after `del`); or, in
+ *                 step 2 (eager_r1, target_r1: the step 1 texts), the target's
+ *                 item repeats its step 1 item where eager's changed
  *     exc-type    both raised ("raised", NAME) with another NAME
  *     raises      the target raised where eager did not
  *     no-raise    eager raised where the target did not
@@ -38,6 +41,16 @@
 #define OR_SHAPE_WRITE 1u
 #define OR_SHAPE_IDENTITY 2u
 void or_shape(OrSection sec, const char *eager_text, const char *target_text,
-              const char *path, unsigned flags, char *out, size_t cap);
+              const char *path, unsigned flags, const char *eager_r1,
+              const char *target_r1, char *out, size_t cap);
+
+/* An exception message normalised for a signature, space-free: its first line, up
+ * to a "summary: details" colon (the details are values), quoted text -> '*',
+ * <reprs> -> <*>, 0x... -> 0x*, numbers -> N, identifiers holding a digit or an
+ * inner '_' (generated names: attr_3, Child2, fresh_prop) or that is_name (may be
+ * NULL) calls a name of the program -> *, spaces -> _, capped at cap with a final
+ * '~'; "-" when empty. */
+void or_message_norm(const char *text, int (*is_name)(void *ctx, const char *s, size_t n),
+                     void *ctx, char *out, size_t cap);
 
 #endif

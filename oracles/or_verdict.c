@@ -425,7 +425,21 @@ exception_pair(const OrVerdictInput *in, const OrDivergence *d, char *path, size
     raised_type(in->target->section[d->section], tb, sizeof tb);
     const char *ts = d->exc_b && in->step_exc_state[s] != NULL ? in->step_exc_state[s] : tb;
     snprintf(path, pcap, "%s!=%s", ea, ts);
-    kind_field(d->exc_b ? in->step_exc_message[s] : NULL, kind, kcap);
+    if (d->exc_b && in->step_exc_message[s] != NULL) {
+        kind_field(in->step_exc_message[s], kind, kcap);
+    }
+    else if (d->exc_b) {   /* no harness: the message is the text's first str arg */
+        const char *t = in->target->section[d->section];
+        const char *a = strstr(t, ".args[0] = '");
+        const char *nl = a ? strchr(a, '\n') : NULL;
+        char text[256];
+        snprintf(text, sizeof text, "%.*s", a ? (int)((nl ? nl : a + strlen(a)) - a - 13) : 0,
+                 a ? a + 12 : "");
+        or_message_norm(text, NULL, NULL, kind, kcap < 56 ? kcap : 56);
+    }
+    else {
+        kind_field(NULL, kind, kcap);
+    }
 }
 
 /* ---- the decision ---- */
@@ -624,7 +638,9 @@ decided:
             shape_flags |= OR_SHAPE_WRITE;
         }
         or_shape(div.section, in->eager1->section[div.section],
-                 in->target->section[div.section], sig_path, shape_flags, path, sizeof path);
+                 in->target->section[div.section], sig_path, shape_flags,
+                 in->eager1->section[OR_SEC_R1], in->target->section[OR_SEC_R1], path,
+                 sizeof path);
         if (group != NULL) {
             kind_field(group, kind, sizeof kind);
         }

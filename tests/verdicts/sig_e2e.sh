@@ -19,7 +19,7 @@ set -e
 grep -E '^[^ ]+: [A-Z_]+  ' "$work/out.txt" | sed 's/^[^ ]*: [A-Z_]*  //' >"$work/sigs.txt" || true
 failed=$(wc -l <"$work/sigs.txt")
 distinct=$(sort -u "$work/sigs.txt" | wc -l)
-unnamed=$(grep -c ' -$' "$work/sigs.txt" || true)
+unnamed=$(grep -c " value -$" "$work/sigs.txt" || true)
 echo "failed=$failed distinct=$distinct unnamed=$unnamed (max $max)"
 sort "$work/sigs.txt" | uniq -c | sort -rn | head -20
 [ "$failed" -ge $((count / 4)) ] || { echo "too few failures: the toy bug is not found"; exit 1; }
