@@ -400,10 +400,15 @@ or_message_norm(const char *text, int (*is_name)(void *ctx, const char *s, size_
             truncated = 1;                                                               \
         }                                                                                \
     } while (0)
+    int space = 0;
     for (const char *p = text ? text : ""; *p && *p != '\n' && !truncated;) {
         char c = *p;
         if (c == ':' && (p[1] == ' ' || p[1] == '\0') && o > 0) {
             break;   /* "summary: details": the details are data (values, reprs) */
+        }
+        if (space && c != ' ' && c != '\t' && c != '\r') {
+            PUT('_');
+            space = 0;
         }
         if (c == '\'' || c == '"') {   /* quoted text: a name, a repr, a key */
             const char *e = strchr(p + 1, c);
@@ -471,9 +476,7 @@ or_message_norm(const char *text, int (*is_name)(void *ctx, const char *s, size_
             continue;
         }
         if (c == ' ' || c == '\t' || c == '\r') {
-            if (o > 0 && out[o - 1] != '_') {
-                PUT('_');
-            }
+            space = o > 0;   /* a run of spaces is one '_' before the next word */
             p++;
             continue;
         }
@@ -481,7 +484,7 @@ or_message_norm(const char *text, int (*is_name)(void *ctx, const char *s, size_
         p++;
     }
 #undef PUT
-    while (o > 0 && out[o - 1] == '_') {
+    if (truncated && o > 0 && out[o - 1] == '_') {
         o--;
     }
     if (truncated && o + 1 < cap) {

@@ -541,6 +541,7 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
         snprintf(path, sizeof path, "setup:%s", in->crash_state ? in->crash_state : exc);
         snprintf(what, sizeof what, "target(program) itself raised %s", exc);
         if (in->crash_state != NULL) {
+            snprintf(step, sizeof step, "-");
             kind_field(in->crash_message, kind, sizeof kind);
             fixed_kind = 1;
         }

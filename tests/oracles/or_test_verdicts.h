@@ -5,7 +5,8 @@
     X(OK) X(INVALID) X(NONDETERMINISTIC) X(PROVENANCE) X(UNSUPPORTED) X(TIMEOUT) \
     X(TARGET_CRASH_signal) X(TARGET_CRASH_own_exception) X(TARGET_CRASH_setup) \
     X(MISMATCH_EXCEPTION) X(MISMATCH_RESULT) X(MISMATCH_EVENTS) X(MISMATCH_STATE) \
-    X(precedence) X(signature_stable) X(names)
+    X(precedence) X(signature_stable) X(names) \
+    X(shape_result) X(shape_log) X(shape_step2) X(message_norm) X(crash_state)
 
 /* A synthetic observation: the sections of a run that returned `r1` etc. */
 static void
@@ -398,3 +399,5 @@ verdict_names(void)
     CHECK_STREQ(or_verdict_name(OR_MISMATCH_RESULT), "MISMATCH_RESULT");
     CHECK_STREQ(or_section_name(OR_SEC_LOG2), "log2");
 }
+
+#include "or_test_shapes.h"
