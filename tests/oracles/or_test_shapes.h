@@ -153,6 +153,10 @@ verdict_crash_state(void)
     CHECK_STREQ(v.signature,
                 "TARGET_CRASH - InterpreterError<-KeyError@interp.py:Interp.run_native,"
                 "Interp.load '*'");
+    CHECK(strstr(v.report, "crash state: InterpreterError<-KeyError@interp.py:"
+                           "Interp.run_native,Interp.load (") != NULL
+              && strstr(v.report, "message '*', in step 2\n") != NULL,
+          "%s", v.report);
     or_verdict_clear(&v);
     in.target_end = OR_TARGET_SETUP_FAILED;
     in.crash_state = "TypeError@jit.py:jit";
