@@ -194,19 +194,23 @@ shape_item(const OrLine *la, size_t na, const OrLine *lb, size_t nb, OrSection s
         snprintf(out, cap, "%s", rna == rnb && memcmp(ra, rb, rna) == 0 ? "value" : "exc-type");
         return;
     }
-    if (xa) {
-        snprintf(out, cap, "%s", write_family ? "stale" : "no-raise");
-        return;
-    }
-    if (xb) {
-        snprintf(out, cap, "raises");
+    if (xa || xb) {
+        snprintf(out, cap, "%s", xa ? "no-raise" : "raises");
         return;
     }
     if (write_family) {
-        /* After its own write or del, a read that differs without raising saw
-         * something else than what was written: a stale value. */
-        snprintf(out, cap, "stale");
-        return;
+        /* After its own write or del, a read that gives back a value an earlier
+         * item of the result had (the value before the write): stale. */
+        const char *lb_end = strchr(item, '[');
+        long idx = lb_end ? strtol(lb_end + 1, NULL, 10) : -1;
+        for (long j = 0; j < idx; j++) {
+            char other[OR_PATH_MAX];
+            snprintf(other, sizeof other, "%.*s[%ld]", (int)(lb_end - item), item, j);
+            if (repeats_step(tb, tb, item, other)) {
+                snprintf(out, cap, "stale");
+                return;
+            }
+        }
     }
     /* Step 2 after between(): the target's item is its step 1 item where eager's
      * changed (a guard that missed between()'s write or del). */
@@ -228,6 +232,7 @@ shape_item(const OrLine *la, size_t na, const OrLine *lb, size_t nb, OrSection s
         size_t va, vb;
         const char *x = value_of(&a.l[i], &va), *y = value_of(&b.l[i], &vb);
         if (is_new_object(x, va) && is_backref(y, vb)) {
+            /* After a write, an object seen before is the one from before it. */
             snprintf(out, cap, "%s", write_family ? "stale" : "reused");
             return;
         }

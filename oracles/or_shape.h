@@ -20,8 +20,8 @@
  *                 or repeats its previous sibling's plain value where eager does not
  *     fresh       the target has a new object where eager has one seen before
  *     stale       OR_SHAPE_WRITE (the statement wrote or deleted the attribute it
- *                 reads) and the target's item differs without raising (or does not
- *                 raise where eager's does: a read after `del`); or, in
+ *                 reads) and the target's item is an object seen before or repeats
+ *                 an earlier item of the result (the value before the write); or, in
  *                 step 2 (eager_r1, target_r1: the step 1 texts), the target's
  *                 item repeats its step 1 item where eager's changed
  *     exc-type    both raised ("raised", NAME) with another NAME
