@@ -642,7 +642,10 @@ decided:
                  in->target->section[div.section], sig_path, shape_flags,
                  in->eager1->section[OR_SEC_R1], in->target->section[OR_SEC_R1], path,
                  sizeof path);
-        if (group != NULL) {
+        /* A named shape says what went wrong: the family is enough. "value" says
+         * nothing, so it keeps the kind too ("prop_fresh/reread"): otherwise
+         * unrelated causes would share it. */
+        if (group != NULL && strcmp(path, "value") != 0) {
             kind_field(group, kind, sizeof kind);
         }
     }

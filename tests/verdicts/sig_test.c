@@ -313,11 +313,11 @@ sig_result_item(void)
     check_sig(R_EAGER,
               "r1 = tuple[5]\nr1[0] = 3\nr1[1] = 3\nr1[2] = 3\nr1[3] = tuple[2]\n"
               "r1[3][0] = #1 dict[1]\nr1[3][1] = #2 dict[1]\nr1[4] = None\n",
-              "MISMATCH_RESULT 1 value probe");
+              "MISMATCH_RESULT 1 value cached_prop/probe");
     check_sig(R_EAGER,
               "r1 = tuple[5]\nr1[0] = 3\nr1[1] = 4\nr1[2] = 3\nr1[3] = tuple[2]\n"
               "r1[3][0] = #1 dict[1]\nr1[3][1] = #2 dict[1]\nr1[4] = #3 list[1]\n",
-              "MISMATCH_RESULT 1 value reread");
+              "MISMATCH_RESULT 1 value class_attr/reread");
 }
 
 /* A result that is only shorter is refined to its first differing item. */
