@@ -658,7 +658,6 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
     ans->hint = NULL;
     ans->group = NULL;
     ans->identity = false;
-    ans->names_element = false;
     if (!h->parsed) {
         if (hz_legend_parse(h->source, &h->legend) < 0) {
             return;   /* out of memory: no hint, the signature says "-" */
@@ -695,7 +694,6 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                          st->desc, st->access, s + 1, out[n] ? ", after between() did " : "",
                          out[n] ? out + n + 1 : "");
                 ans->detail = h->detail;
-                ans->names_element = true;
             }
         }
         else if (index >= 0 && (q->section != OR_SEC_STATE || strcmp(root, "LOG") == 0)) {
@@ -716,7 +714,6 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                          m ? m->cls : "?", m ? m->name : "?", m ? m->desc : "no member",
                          out[n] ? ", after between() did " : "", out[n] ? out + n + 1 : "");
                 ans->detail = h->detail;
-                ans->names_element = true;
             }
         }
         else if (q->section == OR_SEC_STATE) {
@@ -749,7 +746,6 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                 snprintf(h->detail, sizeof h->detail, "what %s.%s (%s) left in the world",
                          m->cls, m->name, m->desc);
                 ans->detail = h->detail;
-                ans->names_element = true;
             }
         }
     }

@@ -6,16 +6,16 @@
  * nondeterministic program, the target's own declarations), and only then does
  * the first difference in protocol order decide. Runs no Python.
  *
- * Signature: "VERDICT STEP PATH KIND", four space-free fields, stable across
- * versions: STEP is 1..3, "end" for the state section or "-"; PATH is the first
- * differing path reduced to a shape (object numbers dropped, LOG indices "*"),
- * or for a crash the signal / exception type name; KIND the hint: what in the
- * program the divergence comes from, as the harness's hint hook names it (the
- * descriptor kind and access pattern of the statement that made the divergent
- * result item, the kind of the attribute a LOG event or a state entry names), or
- * the plain hint_desc_kind. When the hook names the item, PATH keeps only its root
- * and "[#]" / "[*]" (the index depends on the program's length, the inner path on
- * its values). docs/OBSERVATION.md, "Signatures", has the examples. */
+ * Signature: "VERDICT STEP WHAT WHERE", four space-free fields grouping findings
+ * by root cause (docs/OBSERVATION.md, "Signatures", has the grammar): a crash of
+ * the target's own is its crash state and normalised message, which the harness
+ * read from the exception object (OrVerdictInput.crash_state), with no step; a
+ * MISMATCH_EXCEPTION the two exception types; a mismatch its shape (or_shape.h:
+ * reused, stale, log-missing:TAG, ...), then the access family the hint names (the
+ * descriptor kind too for the catch-all shape "value"); the other verdicts the
+ * divergent path reduced to a shape (object numbers dropped, LOG indices "*") or
+ * the exception type, then the hint's kind. The hint (the harness's hook) also
+ * gives the report its "involved:" line. */
 #include "or_verdict.h"
 #include "or_internal.h"
 #include "or_shape.h"
@@ -278,23 +278,6 @@ signal_name(int sig, char *out, size_t cap)
         }
     }
     snprintf(out, cap, "SIG%d", sig);
-}
-
-/* The shape of a path whose item the hint named: the root and, for a result or a
- * LOG, one index marker ("r1[#]", "log2[*]"); the root alone for the state
- * ("args", "args2", "LOG"). */
-static void
-path_collapsed(const char *path, OrSection sec, char *out, size_t cap)
-{
-    size_t n = strcspn(path, "[.{");
-    if (n > 40) {
-        n = 40;
-    }
-    const char *mark = "";
-    if (sec != OR_SEC_STATE && path[n] == '[') {
-        mark = is_r_section(sec) ? "[#]" : "[*]";
-    }
-    snprintf(out, cap, "%.*s%s", (int)n, path, mark);
 }
 
 /* The value part of a line "PATH = VALUE" ("" when it has none). */
@@ -617,14 +600,11 @@ decided:
             .step = decided_by_obs ? atoi(section_step(div.section))
                                    : (in->step >= 1 && in->step <= OR_STEPS ? in->step : 0),
         };
-        OrHintAnswer ans = {NULL, NULL, NULL, false, false};
+        OrHintAnswer ans = {NULL, NULL, NULL, false};
         in->hint(in->hint_ctx, &q, &ans);
         if (ans.hint != NULL && *ans.hint != '\0') {
             if (!fixed_kind) {
                 kind_field(ans.hint, kind, sizeof kind);
-            }
-            if (ans.names_element && decided_by_obs && !fixed_kind) {
-                path_collapsed(sig_path, div.section, path, sizeof path);
             }
             detail = ans.detail != NULL ? ans.detail : ans.hint;
         }

@@ -62,10 +62,6 @@ typedef struct {
                                the kind of a state entry's attribute; NULL: "-" */
     bool identity;             /* the divergent result item is an identity test
                                   (`a.x is a.x`): or_shape reads True/False so */
-    bool names_element;        /* the hint names what the divergent item of a result,
-                                  a LOG or the state came from: the signature then
-                                  drops the item's index and inner path ("r1[#]",
-                                  "log1[*]", "args") */
 } OrHintAnswer;
 
 typedef void (*OrHintFunc)(void *ctx, const OrHintQuery *q, OrHintAnswer *ans);
@@ -94,8 +90,8 @@ typedef struct {
 
 typedef struct {
     OrVerdictKind kind;
-    char *signature;   /* malloc'd: "VERDICT step path kind", stable across versions
-                          (docs/OBSERVATION.md, "Signatures") */
+    char *signature;   /* malloc'd: "VERDICT STEP WHAT WHERE", stable across runs and
+                          machines (docs/OBSERVATION.md, "Signatures") */
     char *report;      /* malloc'd: human report, first divergence side by side */
 } OrVerdict;
 
