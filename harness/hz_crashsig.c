@@ -119,16 +119,17 @@ add_frames(PyObject *exc, const char *program_file, char *out, size_t cap, int w
         Py_XDECREF(tb);
         return 0;
     }
-    /* Frames outermost first; collect then walk back from the innermost. */
+    /* Frames come outermost first: keep the innermost 256 (a ring), then walk
+     * back from the innermost. */
     PyFrameObject *frames[256];
-    int n = 0;
-    for (PyTracebackObject *t = (PyTracebackObject *)tb; t != NULL && n < 256; t = t->tb_next) {
-        frames[n++] = t->tb_frame;   /* borrowed from tb, which we hold */
+    size_t n = 0;
+    for (PyTracebackObject *t = (PyTracebackObject *)tb; t != NULL; t = t->tb_next) {
+        frames[n++ % 256] = t->tb_frame;   /* borrowed from tb, which we hold */
     }
     int added = 0;
     char first[128] = "";   /* the first frame's file */
-    for (int i = n - 1; i >= 0 && added < want; i--) {
-        PyCodeObject *code = PyFrame_GetCode(frames[i]);   /* new */
+    for (size_t i = n; i > 0 && n - i < 256 && added < want; i--) {
+        PyCodeObject *code = PyFrame_GetCode(frames[(i - 1) % 256]);   /* new */
         const char *fn = PyUnicode_AsUTF8(code->co_filename);
         if (fn == NULL) {
             PyErr_Clear();
