@@ -329,6 +329,8 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, cons
         in.target_end = timed_out ? OR_TARGET_TIMEOUT : OR_TARGET_DIED;
         in.step = pt->step < 0 ? 0 : pt->step;
         in.signal = sig;
+        in.exit_status = l->how == LOST_CORRUPT ? -1
+                         : WIFEXITED(l->status) ? WEXITSTATUS(l->status) : 0;
         in.target_message = msg;
     }
     OrVerdict v;
