@@ -17,5 +17,7 @@ class _StaleProxy(_Proxy):
 
 def jit(fn):
     def traced(*args):
-        return _unwrap(fn(*(_StaleProxy(a, False) for a in args)))
+        # values of builtin types pass as they are: nothing to cache there
+        return _unwrap(fn(*(a if type(a).__module__ == "builtins" else _StaleProxy(a, False)
+                            for a in args)))
     return traced

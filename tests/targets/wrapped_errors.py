@@ -104,5 +104,7 @@ def _internal(exc):
 
 def jit(fn):
     def traced(*args):
-        return _unwrap(fn(*(_Proxy(a) for a in args)))
+        # values of builtin types pass as they are: nothing to interpret there
+        return _unwrap(fn(*(a if type(a).__module__ == "builtins" else _Proxy(a)
+                            for a in args)))
     return traced
