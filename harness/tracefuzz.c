@@ -544,20 +544,55 @@ typedef struct {
     const char *findings;
     bool strict, quiet, stats;
     const char *faults;
+    const char *target_name;   /* as the worker resolved it, for the report */
 } RunOptions;
 
-/* The base name of path without its extension, for findings files. malloc'd. */
-static char *stem_of(const char *path)
+/* The command line, for findings' reports (set by main). */
+static char command_line[2048];
+
+static void remember_command_line(int argc, char **argv)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    char *s = strdup(base);
-    if (s == NULL)
+    size_t o = 0;
+    for (int i = 0; i < argc && o + 4 < sizeof command_line; i++) {
+        int w = snprintf(command_line + o, sizeof command_line - o, "%s%s",
+                         i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+}
+
+/* A finding's file name: its signature made file-safe, then a hash of the input's
+ * bytes. The same input failing the same way always gets the same name (a rerun
+ * overwrites it with itself); two different inputs never share one, whatever their
+ * own names (two crash-000 files of two runs stay two findings). malloc'd. */
+static char *finding_name(const char *signature, const void *data, size_t size)
+{
+    uint64_t h = 1469598103934665603ULL;   /* FNV-1a 64 */
+    for (size_t i = 0; i < size; i++) {
+        h ^= ((const unsigned char *)data)[i];
+        h *= 1099511628211ULL;
+    }
+    char slug[96];
+    size_t o = 0;
+    for (const char *p = signature ? signature : "finding"; *p && o < 80; p++) {
+        char c = *p;
+        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '_' || c == '.';
+        if (keep)
+            slug[o++] = c;
+        else if (o > 0 && slug[o - 1] != '-')
+            slug[o++] = '-';
+    }
+    while (o > 0 && slug[o - 1] == '-')
+        o--;
+    slug[o] = 0;
+    char *name = malloc(o + 24);
+    if (name == NULL)
         abort();
-    char *dot = strrchr(s, '.');
-    if (dot != NULL && dot != s)
-        *dot = 0;
-    return s;
+    snprintf(name, o + 24, "%s-%012llx", o ? slug : "finding",
+             (unsigned long long)(h & 0xffffffffffffULL));
+    return name;
 }
 
 /* Occurrences of needle in hay. The report quotes the program, expectation headers
@@ -573,10 +608,17 @@ static size_t count_of(const char *hay, const char *needle)
     return n;
 }
 
+/* The file name (without extension) of an input's finding. malloc'd. */
+static char *finding_stem(const HzInput *in, const HzOutcome *oc)
+{
+    return in->is_source ? finding_name(oc->signature, in->source, strlen(in->source))
+                         : finding_name(oc->signature, in->data, in->size);
+}
+
 static void write_finding(const RunOptions *o, const HzInput *in, const HzOutcome *oc,
                           const char *line)
 {
-    char *stem = stem_of(in->path);
+    char *stem = finding_stem(in, oc);
     size_t n = strlen(o->findings) + strlen(stem) + 16;
     char *path = malloc(n);
     if (path == NULL)
@@ -586,7 +628,14 @@ static void write_finding(const RunOptions *o, const HzInput *in, const HzOutcom
     snprintf(path, n, "%s/%s.report", o->findings, stem);
     FILE *f = fopen(path, "w");
     if (f != NULL) {
-        fprintf(f, "%s\n\n%s\n", line, oc->report ? oc->report : "");
+        time_t now = time(NULL);
+        char when[64];
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        fprintf(f, "%s\n\ninput: %s\ntarget: %s\nfaults: %s\ntracefuzz: %s (decoder "
+                "version %d, observation version %d)\ncommand: %s\ntime: %s\n\n%s\n",
+                line, in->path, o->target_name ? o->target_name : "?",
+                o->faults ? o->faults : "none", TF_VERSION, HZ_DECODER_VERSION,
+                OR_OBS_VERSION, command_line, when, oc->report ? oc->report : "");
         static const char *const names[3] = {"eager run 1", "eager run 2", "target run"};
         for (int i = 0; i < 3; i++)
             if (oc->obs_text[i] != NULL)
@@ -780,6 +829,7 @@ static int cmd_run(int argc, char **argv)
         goto done;
     }
     const char *target = hz_worker_target_name(w);
+    o.target_name = target;
     if (o.wc.target == NULL)
         fprintf(stderr, "tracefuzz run: target %s (the default)\n", target);
     if (hz_worker_note(w) != NULL)
@@ -1341,28 +1391,9 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
         }
         char line[4096];
         snprintf(line, sizeof line, "%s: %s", in.path, sig);
-        /* Name the files after the artifact, in DIR/findings: libFuzzer's crash-SHA1,
-         * or for AFL++'s DIR/afl/fN/crashes/id:NNNNNN,sig:..  fN-crash-NNNNNN. */
-        char *stem;
-        const char *kind = strstr(in.path, "/crashes/id:") ? "crash"
-                           : strstr(in.path, "/hangs/id:") ? "hang" : NULL;
-        if (kind != NULL) {
-            const char *id = strstr(in.path, "/id:") + 4;
-            const char *inst = strstr(in.path, "/afl/f");
-            unsigned f = inst != NULL ? (unsigned)strtoul(inst + 6, NULL, 10) : 0;
-            stem = malloc(64);
-            if (stem == NULL)
-                abort();
-            snprintf(stem, 64, "f%u-%s-%.6s", f, kind, id);
-        }
-        else {
-            stem = stem_of(in.path);
-        }
-        HzInput named = in;
-        char npath[4096];
-        snprintf(npath, sizeof npath, "%s/%s", findings, stem);
-        named.path = npath;
-        write_finding(&ro, &named, &oc, line);
+        /* Files named by signature and content (finding_name), in DIR/findings. */
+        char *stem = finding_stem(&in, &oc);
+        write_finding(&ro, &in, &oc, line);
         size_t k = 0;
         while (k < *nsigs && strcmp(sigs[k].signature, sig) != 0)
             k++;
@@ -1543,7 +1574,9 @@ static int cmd_fuzz(int argc, char **argv)
     snprintf(aflout, sizeof aflout, "%s/afl", o.out);
     /* Findings and artifacts are this run's; the corpus carries over. */
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", artifacts, findings, aflout);
+    /* Findings of earlier runs stay (named by signature and content: a rerun of the
+     * same input overwrites it with itself); the engine's own files are this run's. */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", artifacts, aflout);
     if (strchr(o.out, '\'') != NULL || system(cmd) != 0) {
         fprintf(stderr, "tracefuzz fuzz: cannot clear %s\n", o.out);
         rc = EXIT_USAGE;
@@ -1738,12 +1771,13 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    remember_command_line(argc, argv);
     if (is_help(cmd) || strcmp(cmd, "help") == 0) {
         fputs(usage_main, stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("tracefuzz (decoder version %d, observation version %d)\n",
+        printf("tracefuzz " TF_VERSION " (decoder version %d, observation version %d)\n",
                HZ_DECODER_VERSION, OR_OBS_VERSION);
         return 0;
     }
