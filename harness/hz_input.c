@@ -323,10 +323,19 @@ static void list_push(PathList *l, char *s)
     l->items[l->n++] = s;
 }
 
-static int walk(const char *path, PathList *out, char *err, size_t errlen)
+/* Collects path (a file, or a directory walked recursively) into out. A path given
+ * on the command line (top) that does not exist is an error of the command; an
+ * entry met inside a directory that cannot be read (a broken link, an unreadable
+ * subdirectory) goes into the list like a file, and reading it fails then as a
+ * per-input ERROR, so one bad entry does not end the run. */
+static int walk(const char *path, bool top, PathList *out, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
+        if (!top) {
+            list_push(out, xstrdup(path));
+            return 0;
+        }
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
@@ -336,6 +345,10 @@ static int walk(const char *path, PathList *out, char *err, size_t errlen)
     }
     DIR *d = opendir(path);
     if (d == NULL) {
+        if (!top) {
+            list_push(out, xstrdup(path));
+            return 0;
+        }
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
@@ -361,7 +374,7 @@ static int walk(const char *path, PathList *out, char *err, size_t errlen)
             if (child == NULL)
                 abort();
             snprintf(child, len, "%s%s%s", path, slash ? "" : "/", names.items[i]);
-            rc = walk(child, out, err, errlen);
+            rc = walk(child, false, out, err, errlen);
             free(child);
         }
         free(names.items[i]);
@@ -375,7 +388,7 @@ int hz_input_collect(char *const *paths, size_t npaths, char ***out, size_t *nou
 {
     PathList l = {0};
     for (size_t i = 0; i < npaths; i++) {
-        if (walk(paths[i], &l, err, errlen) < 0) {
+        if (walk(paths[i], true, &l, err, errlen) < 0) {
             hz_paths_free(l.items, l.n);
             return -1;
         }

@@ -61,8 +61,10 @@
  *   TARGET_CRASH (with the signal), one over the time limit is killed (TIMEOUT),
  *   and the run goes on with a fresh worker. Progress goes to stderr every few
  *   seconds on long runs.
- *   Exit status: 0 when nothing failed, 1 when some input failed, 2 on usage errors
- *   or a target that cannot be loaded.
+ *   Exit status: 0 when nothing failed; 1 when some input failed; 2 on usage and
+ *   configuration errors (unknown fault, a target that does not load or fails the
+ *   preflight or every input alike, an input that cannot be read, findings that
+ *   cannot be written); 3 on an internal error; 128+N when signal N ended it.
  *
  * show
  *   Prints the program of an input on stdout: bytes are decoded and emitted, source
@@ -98,7 +100,8 @@
  *   and findings are this run's. --target, --faults, --unsupported,
  *   --python-path and --strict mean what they mean for `run`.
  *   Exit status: 0 when nothing was found, 1 when something was, 2 when the fuzz
- *   target is missing or the engine could not run.
+ *   target is missing, the target does not load or fails the preflight, a fault is
+ *   unknown, or the engine ran no input. --jobs above the core count is capped.
  *
  * ENVIRONMENT
  *   TRACEFUZZ_FAULTS   default for --faults
@@ -131,6 +134,7 @@
 #include <unistd.h>
 
 #define EXIT_USAGE 2
+#define EXIT_INTERNAL 3
 #define PROGRESS_EVERY_S 5.0
 
 static const char usage_main[] =
@@ -547,6 +551,9 @@ typedef struct {
     const char *target_name;   /* as the worker resolved it, for the report */
 } RunOptions;
 
+/* Findings whose files could not be written (an error of the run, exit 2). */
+static unsigned long finding_write_errors;
+
 /* The command line, for findings' reports (set by main). */
 static char command_line[2048];
 
@@ -651,9 +658,11 @@ static void write_finding(const RunOptions *o, const HzInput *in, const HzOutcom
         if (write_file(path, in->data, in->size) < 0)
             rc = -1;
     }
-    if (rc < 0)
+    if (rc < 0) {
+        finding_write_errors++;
         fprintf(stderr, "tracefuzz run: cannot write findings for %s into %s: %s\n",
                 in->path, o->findings, strerror(errno));
+    }
     free(path);
     free(stem);
 }
@@ -879,12 +888,12 @@ static int cmd_run(int argc, char **argv)
             interrupted = hz_channel_interrupted();
             break;
         }
-        if (wr < 0) {
-            fprintf(stderr, "tracefuzz run: %s\n", err);
+        if (wr < 0) {   /* no worker can run it: tracefuzz's own failure */
+            fprintf(stderr, "tracefuzz run: internal error: %s\n", err);
             free(want);
             free(want_report);
             hz_input_clear(&in);
-            rc = EXIT_USAGE;
+            rc = EXIT_INTERNAL;
             goto done;
         }
         if (jst != NULL) {
@@ -988,8 +997,12 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "tracefuzz run: interrupted by %s after %lu of %zu inputs; "
                 "the summary covers those\n", strsignal(interrupted), fed, nfiles);
     printf("%lu passed, %lu failed\n", passed, failed);
+    errors += finding_write_errors;
+    if (errors > 0)
+        fprintf(stderr, "tracefuzz run: %lu input%s could not be read or written "
+                "(ERROR lines): exit status 2\n", errors, errors == 1 ? "" : "s");
     rc = interrupted ? 128 + interrupted
-         : target_problem ? EXIT_USAGE : failed > 0 ? 1 : 0;
+         : target_problem || errors > 0 ? EXIT_USAGE : failed > 0 ? 1 : 0;
 done:
     held_release(&o, held, &nheld, false);
     hz_samefail_clear(&same);
@@ -1505,6 +1518,12 @@ static int cmd_fuzz(int argc, char **argv)
             rc = usage_error(usage_fuzz, "unknown option %s", a);
             goto done;
         }
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu > 0 && o.jobs > (unsigned)ncpu) {
+        fprintf(stderr, "tracefuzz fuzz: warning: --jobs %u is more than the %ld cores "
+                "here; using %ld\n", o.jobs, ncpu, ncpu);
+        o.jobs = (unsigned)ncpu;
     }
     bool afl = strcmp(o.engine, "afl") == 0;
     if (!afl && strcmp(o.engine, "libfuzzer") != 0) {
