@@ -170,6 +170,7 @@ run_program_through(const char *src, const char *target_src, Run *run)
         goto error;
     }
     run->raw.log = global(run, "LOG");
+    run->raw.ns = run->globals;
     return 0;
 error:
     if (PyErr_Occurred()) {
