@@ -155,6 +155,7 @@ typedef struct {
     PyObject *ns;                          /* borrowed: the run's namespace, or NULL */
     PyObject *modname;                     /* borrowed: its __name__ (exact str), or NULL */
     PyTypeObject *seen[OR_CAP_CLASSES];    /* heap types examined, strong refs */
+    unsigned char expanded[OR_CAP_CLASSES]; /* seen[i]'s MRO and metaclass examined */
     size_t nseen;
     uint16_t table[OR_WORLD_TABLE];        /* open addressing over seen: 0 empty, else n */
     PyTypeObject *classes[OR_CAP_CLASSES]; /* the program's classes met, in order; borrowed

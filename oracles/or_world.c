@@ -90,36 +90,43 @@ type_slot(PyTypeObject *tp)
     return (size_t)(h >> 20) & (OR_WORLD_TABLE - 1);
 }
 
-/* Marks tp as examined: 1 the first time (a program class then joins the list),
- * 0 when it was seen, is a static type (never the program's) or the cap is hit. */
-static int
+/* The index of tp among the examined types, added (a program class then joins
+ * the list) when new; -1 for a static type (never the program's) or past the cap. */
+static long
 mark_type(OrWorld *w, PyTypeObject *tp)
 {
-    if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE) || w->nseen >= OR_CAP_CLASSES) {
-        return 0;
+    if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+        return -1;
     }
     size_t i = type_slot(tp);
     for (; w->table[i] != 0; i = (i + 1) & (OR_WORLD_TABLE - 1)) {
         if (w->seen[w->table[i] - 1] == tp) {
-            return 0;
+            return (long)w->table[i] - 1;
         }
     }
+    if (w->nseen >= OR_CAP_CLASSES) {
+        return -1;
+    }
+    w->expanded[w->nseen] = 0;
     w->seen[w->nseen++] = (PyTypeObject *)Py_NewRef((PyObject *)tp);
     w->table[i] = (uint16_t)w->nseen;
     if (is_program_class(w, tp)) {
         w->classes[w->nclasses++] = tp;
     }
-    return 1;
+    return (long)w->nseen - 1;
 }
 
-/* tp, then the rest of its MRO in MRO order (a base's MRO is part of tp's), then
- * the metaclasses of all of them. */
+/* tp, then the rest of its MRO in MRO order, then what each of those reaches
+ * (its own MRO, which a metaclass's mro() may make differ, and its metaclass),
+ * then tp's metaclass. Each type is expanded once. */
 static void
 note_type(OrWorld *w, PyTypeObject *tp)
 {
-    if (!mark_type(w, tp)) {
+    long at = mark_type(w, tp);
+    if (at < 0 || w->expanded[at]) {
         return;
     }
+    w->expanded[at] = 1;
     PyObject *mro = tp->tp_mro;
     Py_ssize_t n = mro != NULL && PyTuple_Check(mro) ? PyTuple_GET_SIZE(mro) : 0;
     for (Py_ssize_t k = 1; k < n; k++) {
@@ -128,13 +135,13 @@ note_type(OrWorld *w, PyTypeObject *tp)
             mark_type(w, (PyTypeObject *)base);
         }
     }
-    note_type(w, Py_TYPE(tp));
     for (Py_ssize_t k = 1; k < n; k++) {
         PyObject *base = PyTuple_GET_ITEM(mro, k);
         if (PyType_Check(base)) {
-            note_type(w, Py_TYPE(base));
+            note_type(w, (PyTypeObject *)base);
         }
     }
+    note_type(w, Py_TYPE(tp));
 }
 
 void

@@ -7,7 +7,7 @@
 #define OR_TEST_WORLDS(X) \
     X(class_counter) X(global_counter) X(bases_and_metaclass) X(skips_code) \
     X(foreign_class) X(no_user_code) X(one_numbering) X(order) X(cap_entries) \
-    X(decides_state)
+    X(decides_state) X(custom_mro)
 
 #define WORLD_MAKE "LOG = []\ndef make():\n    return (C(),)\n"
 
@@ -267,4 +267,26 @@ world_decides_state(void)
         run_clear(&r2);
         run_clear(&rt);
     }
+}
+
+/* A metaclass's mro() may give a base an MRO its subclass's lacks: X is only in
+ * B's MRO, and is read because B is expanded too, not only marked. */
+static void
+world_custom_mro(void)
+{
+    char *t = observe_src(
+        "class X:\n    data = [1]\n"
+        "class M(type):\n"
+        "    def mro(cls):\n"
+        "        if cls.__name__ == 'B':\n            return [cls, X, object]\n"
+        "        if cls.__name__ == 'C':\n            return [cls, B, object]\n"
+        "        return type.mro(cls)\n"
+        "class B(metaclass=M):\n    pass\n"
+        "class C(B):\n    pass\n"
+        "del X, B\n"   /* reached through MROs only, not the namespace */
+        "LOG = []\n"
+        "def make():\n    return (C(),)\n"
+        "def program(c):\n    return None\n", NULL);
+    CHECK(t && strstr(t, "\nclass:X = #") && strstr(t, "\nclass:X.data = #"), "%s", t);
+    free(t);
 }
