@@ -1,7 +1,7 @@
 # observe_cases.py: the fixed raw runs that bench/or_bench.c observes (bench_observe).
 #
 # `runs()` returns a list of (name, raw) where raw is the tuple the bench turns into
-# an OrRunRaw: (steps_done, results, excs, log_after, args, args2, log). Each run is
+# an OrRunRaw: (steps_done, results, excs, log_after, args, args2, log, ns). Each run is
 # produced by the eager protocol of DESIGN.md (make, r1, between, r2, make_other, r3,
 # LOG copied after each step), in plain Python, on programs shaped like what the
 # generator emits: descriptors logging tuples into LOG, instances with __dict__ and
@@ -241,4 +241,7 @@ CASES = [descriptors, containers, numbers, strings, exceptions, instances, long_
 
 
 def runs():
-    return [(f.__name__, f()) for f in CASES]
+    # The module's namespace goes with every run (as the harness passes the
+    # program's): its data globals and the dicts of this module's classes met
+    # (Base.tag, ...) are observed too (tfobs 2).
+    return [(f.__name__, f() + (globals(),)) for f in CASES]

@@ -57,13 +57,14 @@ item_or_null(PyObject *t, Py_ssize_t i)
     return o == Py_None ? NULL : o;
 }
 
-/* Fills r from (steps_done, results, excs, log_after, args, args2, log); the
- * references stay borrowed from the list `runs` holds. 0, or -1 on a bad shape. */
+/* Fills r from (steps_done, results, excs, log_after, args, args2, log[, ns]);
+ * the references stay borrowed from the list `runs` holds. 0, or -1 on a bad
+ * shape. */
 static int
 raw_from_tuple(PyObject *t, OrRunRaw *r)
 {
     memset(r, 0, sizeof *r);
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 7) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 7 || PyTuple_GET_SIZE(t) > 8) {
         return -1;
     }
     r->steps_done = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
@@ -88,6 +89,7 @@ raw_from_tuple(PyObject *t, OrRunRaw *r)
     r->args = item_or_null(t, 4);
     r->args2 = item_or_null(t, 5);
     r->log = item_or_null(t, 6);
+    r->ns = PyTuple_GET_SIZE(t) == 8 ? item_or_null(t, 7) : NULL;
     return 0;
 }
 

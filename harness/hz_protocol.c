@@ -550,6 +550,7 @@ static void observe(const Run *r, OrObservation *obs)
     raw.args = r->args;
     raw.args2 = r->args2;
     raw.log = r->ns ? PyDict_GetItemString(r->ns, "LOG") : NULL;
+    raw.ns = r->ns;   /* the program's globals and classes are observed too */
     if (or_observe(&raw, obs) < 0) {
         fprintf(stderr, "tracefuzz: cannot build an observation\n");
         PyErr_Print();

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Caps of format version 1 (docs/OBSERVATION.md). Changing one changes what an
+/* Caps of the observation format (docs/OBSERVATION.md). Changing one changes what an
  * observation says, so it bumps OR_OBS_VERSION. */
 #define OR_CAP_DEPTH   8      /* nesting below a root whose contents are printed */
 #define OR_CAP_ITEMS   64     /* elements printed per container */
@@ -22,6 +22,7 @@
 #define OR_CAP_KEY     1024   /* characters of one inline form (dict key, sort key) */
 #define OR_KEY_BUDGET  1000000 /* inline-form steps per observation: a DAG of shared
                                   frozensets could otherwise expand exponentially */
+#define OR_CAP_CLASSES 1000   /* heap types examined per observation (or_world.c) */
 
 /* A growable NUL-terminated buffer. Allocation failure sets `oom` once and makes
  * every later call a no-op, so callers check once at the end. Observations write
@@ -142,6 +143,37 @@ int or_put_type_name(OrBuf *b, PyTypeObject *tp, int flags);
 /* The detail after "#n TYPE": " qualname" of a function or class, " name" of a
  * module or builtin, "[len]" of a container, " VALUE" of a value subclass. */
 int or_put_detail(OrBuf *b, PyObject *o);
+
+/* ---- the world's classes and globals (or_world.c): which classes the
+ * observation met that the program defined, and which dict entries are data. ---- */
+
+#define OR_WORLD_TABLE 2048   /* power of two, at least 2 * OR_CAP_CLASSES */
+_Static_assert(OR_WORLD_TABLE >= 2 * OR_CAP_CLASSES && OR_CAP_CLASSES < 65536,
+               "the class table must stay sparse and its entries fit uint16_t");
+
+typedef struct {
+    PyObject *ns;                          /* borrowed: the run's namespace, or NULL */
+    PyObject *modname;                     /* borrowed: its __name__ (exact str), or NULL */
+    PyTypeObject *seen[OR_CAP_CLASSES];    /* heap types examined, strong refs */
+    unsigned char expanded[OR_CAP_CLASSES]; /* seen[i]'s MRO and metaclass examined */
+    size_t nseen;
+    uint16_t table[OR_WORLD_TABLE];        /* open addressing over seen: 0 empty, else n */
+    PyTypeObject *classes[OR_CAP_CLASSES]; /* the program's classes met, in order; borrowed
+                                              from seen */
+    size_t nclasses;
+} OrWorld;
+
+/* Without a namespace (ns NULL, or no str __name__ in it) nothing is noted. */
+void or_world_init(OrWorld *w, PyObject *ns);
+void or_world_clear(OrWorld *w);
+/* o was met: its type (o itself when a class) joins the examined types, with
+ * their MROs and metaclasses; program classes join w->classes. */
+void or_world_note(OrWorld *w, PyObject *o);
+/* Whether key: value of a class dict or of the namespace is program data (a
+ * class value is noted instead, and is not data). Runs no Python code. */
+int or_world_is_data(OrWorld *w, PyObject *key, PyObject *value);
+/* The namespace's LOG (observed as its own root). */
+int or_world_is_log_root(PyObject *key);
 
 /* One line of a section: [start, start+len) without the newline. */
 typedef struct {

@@ -2,7 +2,8 @@
  * the text it writes is specified in docs/OBSERVATION.md).
  *
  * One depth-first traversal over the roots in protocol order (r1, log1, r2, log2,
- * r3, log3, state) with ONE numbering: an object (anything that is not a plain
+ * r3, log3, state: args, args2, LOG, then the program's data globals and the data
+ * in the dicts of the program's classes met, or_world.c) with ONE numbering: an object (anything that is not a plain
  * value) gets "#n" at its first appearance, where its contents are printed; later
  * appearances print "#n" alone, so `a is b` survives and addresses do not. The
  * traversal runs no Python code: containers are read through their C storage
@@ -35,6 +36,7 @@ typedef struct {
     int failed;             /* a Python exception is set (MemoryError) */
     size_t key_budget;      /* inline-form steps left: bounds pathological sharing */
     int scrub;              /* inside exception args: addresses in strings hidden */
+    OrWorld world;          /* the program's classes met so far (or_world.c) */
 } ObsState;
 
 static void obs_node(ObsState *st, PyObject *o, int depth, const char *prefix);
@@ -82,6 +84,7 @@ obj_number(ObsState *st, PyObject *o)
     }
     st->objs[st->nobjs++] = Py_NewRef(o);
     st->table[i] = (uint16_t)st->nobjs;
+    or_world_note(&st->world, o);   /* its class joins the world's classes */
     return st->nobjs;
 }
 
@@ -811,6 +814,108 @@ root_log(ObsState *st, const OrRunRaw *raw, int i)
     }
 }
 
+/* ---- the world's globals and classes (docs/OBSERVATION.md, "Globals and
+ * classes"): after LOG, in the state section, each data entry a root of its own
+ * (a log kept there gets LOG's item cap). ---- */
+
+/* The entry k: v at the path st->path[0, mark) + its step: `ident` and the name
+ * for an identifier key, else `other`, the key's inline form and "]". */
+static void
+world_entry(ObsState *st, size_t mark, const char *ident, const char *other,
+            PyObject *k, PyObject *v)
+{
+    or_buf_truncate(&st->path, mark);
+    if (is_identifier(k)) {
+        or_buf_puts(&st->path, ident);
+        or_buf_putn(&st->path, (const char *)PyUnicode_1BYTE_DATA(k),
+                    (size_t)PyUnicode_GET_LENGTH(k));
+    }
+    else {
+        or_buf_puts(&st->path, other);
+        if (put_key(st, &st->path, k, 1, 1) < 0) {
+            st->failed = 1;
+            return;
+        }
+        or_buf_putc(&st->path, ']');
+    }
+    st->root_cap = OR_CAP_LOG;
+    obs_node(st, v, 0, NULL);
+}
+
+/* "global:NAME = ...": the namespace's data entries in insertion order, LOG
+ * excepted (a root already); the classes among its entries join the world's. */
+static void
+root_globals(ObsState *st)
+{
+    PyObject *ns = st->world.ns;
+    if (ns == NULL) {
+        return;
+    }
+    Py_INCREF(ns);
+    Py_ssize_t pos = 0;
+    size_t total = 0;
+    PyObject *k, *v;
+    while (!st->stopped && !st->failed && PyDict_Next(ns, &pos, &k, &v)) {
+        if (or_world_is_log_root(k) || !or_world_is_data(&st->world, k, v)) {
+            continue;
+        }
+        if (total++ < OR_CAP_LOG) {
+            or_buf_truncate(&st->path, 0);
+            or_buf_puts(&st->path, "global:");
+            world_entry(st, st->path.len, "", "[", k, v);
+        }
+    }
+    if (total > OR_CAP_LOG) {
+        or_buf_truncate(&st->path, 0);
+        or_buf_puts(&st->path, "global:");
+        line_items_cap(st, OR_CAP_LOG, (Py_ssize_t)total);
+    }
+    Py_DECREF(ns);
+}
+
+/* "class:QUAL = #n type QUAL" and "class:QUAL.NAME = ..." for every program class
+ * with data in its dict, in the order the world met them (the list grows while
+ * it is written: a class entry may reach more classes). */
+static void
+root_classes(ObsState *st)
+{
+    OrWorld *w = &st->world;
+    for (size_t c = 0; c < w->nclasses && !st->stopped && !st->failed; c++) {
+        PyTypeObject *tp = w->classes[c];
+        PyObject *d = tp->tp_dict;
+        if (d == NULL || !PyDict_Check(d)) {
+            continue;
+        }
+        Py_INCREF(d);
+        or_buf_truncate(&st->path, 0);
+        or_buf_puts(&st->path, "class:");
+        if (or_put_type_name(&st->path, tp, OR_TEXT_SPACE) < 0) {
+            st->failed = 1;
+        }
+        size_t mark = st->path.len, total = 0;
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (!st->stopped && !st->failed && PyDict_Next(d, &pos, &k, &v)) {
+            if (!or_world_is_data(w, k, v)) {
+                continue;
+            }
+            if (total == 0) {   /* the class itself, numbered here or before */
+                st->root_cap = OR_CAP_ITEMS;
+                obs_node(st, (PyObject *)tp, 0, NULL);
+            }
+            if (total++ < OR_CAP_ITEMS) {
+                world_entry(st, mark, ".", ".__dict__[", k, v);
+            }
+        }
+        if (total > OR_CAP_ITEMS) {
+            or_buf_truncate(&st->path, mark);
+            or_buf_puts(&st->path, ".__dict__");
+            line_items_cap(st, OR_CAP_ITEMS, (Py_ssize_t)total);
+        }
+        Py_DECREF(d);
+    }
+}
+
 int
 or_observe(const OrRunRaw *raw, OrObservation *out)
 {
@@ -837,6 +942,7 @@ or_observe(const OrRunRaw *raw, OrObservation *out)
      * (a failure sets oom, which section_finish reports). */
     or_buf_grow(&st->out, 4096 - 1);
     st->key_budget = OR_KEY_BUDGET;
+    or_world_init(&st->world, raw->ns);
     /* An exception already set would read as a failure of ours: set it aside. */
     PyObject *exc_type, *exc_value, *exc_tb;
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
@@ -855,6 +961,8 @@ or_observe(const OrRunRaw *raw, OrObservation *out)
     root(st, "args", raw->args, OR_CAP_ITEMS, NULL);
     root(st, "args2", raw->args2, OR_CAP_ITEMS, NULL);
     root(st, "LOG", raw->log, OR_CAP_LOG, NULL);
+    root_globals(st);
+    root_classes(st);
     if (section_finish(st, out, OR_SEC_STATE) < 0) {
         goto done;
     }
@@ -879,6 +987,7 @@ done:
     for (size_t i = 0; i < st->nobjs; i++) {
         Py_DECREF(st->objs[i]);
     }
+    or_world_clear(&st->world);
     or_buf_free(&st->out);
     or_buf_free(&st->path);
     free(st);

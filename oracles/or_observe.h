@@ -5,14 +5,15 @@
  * is equal across two runs exactly when the runs are observably the same: objects
  * numbered by first appearance (aliasing survives, addresses do not), instance
  * state read without running user code, sets canonicalised, exceptions as
- * (type name, args), depth and size capped. Owner: the oracles part. */
+ * (type name, args), depth and size capped; the program's module globals and the
+ * data in its classes' dicts too. Owner: the oracles part. */
 #ifndef OR_OBSERVE_H
 #define OR_OBSERVE_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#define OR_OBS_VERSION 1
+#define OR_OBS_VERSION 2
 #define OR_STEPS 3
 
 /* Raw material of one run. All references borrowed; NULL where absent. */
@@ -24,6 +25,9 @@ typedef struct {
     PyObject *args;                 /* tuple from make() */
     PyObject *args2;                /* tuple from make_other() or the second make() */
     PyObject *log;                  /* the LOG list at the end of the run */
+    PyObject *ns;                   /* the run's module namespace (the program's globals):
+                                       its data globals and the class-level state of the
+                                       program's classes are observed; NULL: neither */
 } OrRunRaw;
 
 /* One observation: sections in protocol order, each a canonical text. Equality of
@@ -42,7 +46,7 @@ typedef struct {
 int or_observe(const OrRunRaw *raw, OrObservation *out);
 void or_observation_clear(OrObservation *obs);
 
-/* The versioned text form: "tfobs 1" then one "[section]" block per section.
+/* The versioned text form: "tfobs 2" then one "[section]" block per section.
  * malloc'd; caller frees. */
 char *or_observation_text(const OrObservation *obs);
 const char *or_section_name(OrSection s);    /* "r1", "log1", ..., "state" */

@@ -1,5 +1,5 @@
 /* or_text.c: the text side of observations: the growable buffer the oracles write
- * into, the versioned text form ("tfobs 1", the caps, one "[section]" block each),
+ * into, the versioned text form ("tfobs 2", the caps, one "[section]" block each),
  * section names, comparison of two observations and the line helpers used to find
  * the first divergence. Pure C: nothing here touches Python objects. */
 #include "or_observe.h"
@@ -209,7 +209,8 @@ static const char obs_text_head[] =
     "tfobs " OR_STR(OR_OBS_VERSION) "\n"
     "caps depth=" OR_STR(OR_CAP_DEPTH) " items=" OR_STR(OR_CAP_ITEMS)
     " log=" OR_STR(OR_CAP_LOG) " objects=" OR_STR(OR_CAP_OBJECTS)
-    " lines=" OR_STR(OR_CAP_LINES) " str=" OR_STR(OR_CAP_STR) "\n";
+    " lines=" OR_STR(OR_CAP_LINES) " str=" OR_STR(OR_CAP_STR)
+    " classes=" OR_STR(OR_CAP_CLASSES) "\n";
 
 char *
 or_observation_text(const OrObservation *obs)

@@ -4,6 +4,7 @@
  *   or_test prop NAME                              a property of observations
  *   or_test verdict NAME                           a verdict / signature case
  *   or_test e2e NAME                               eager vs a toy target, decided
+ *   or_test world NAME                             globals and class state (tfobs 2)
  *   or_test list                                   the prop and verdict names
  *   or_test bench CASE.py [N]                      observations per second
  *
@@ -170,6 +171,7 @@ run_program_through(const char *src, const char *target_src, Run *run)
         goto error;
     }
     run->raw.log = global(run, "LOG");
+    run->raw.ns = run->globals;
     return 0;
 error:
     if (PyErr_Occurred()) {
@@ -305,6 +307,7 @@ bench(const char *case_path, long n)
 #include "or_test_props.h"
 #include "or_test_verdicts.h"
 #include "or_test_e2es.h"
+#include "or_test_world.h"
 
 /* ---- main ---- */
 
@@ -329,6 +332,12 @@ static const NamedTest e2es[] = {
 #define E2E(n) {#n, e2e_##n},
     OR_TEST_E2ES(E2E)
 #undef E2E
+};
+
+static const NamedTest worlds[] = {
+#define WORLD(n) {#n, world_##n},
+    OR_TEST_WORLDS(WORLD)
+#undef WORLD
 };
 
 static int
@@ -383,11 +392,14 @@ main(int argc, char **argv)
         for (size_t i = 0; i < sizeof e2es / sizeof e2es[0]; i++) {
             printf("e2e %s\n", e2es[i].name);
         }
+        for (size_t i = 0; i < sizeof worlds / sizeof worlds[0]; i++) {
+            printf("world %s\n", worlds[i].name);
+        }
         return 0;
     }
     if (argc < 3) {
         fprintf(stderr, "usage: %s golden CASE GOLDEN [--update] | prop NAME | "
-                "verdict NAME | e2e NAME | bench CASE [N] | list\n", argv[0]);
+                "verdict NAME | e2e NAME | world NAME | bench CASE [N] | list\n", argv[0]);
         return 2;
     }
     int rc;
@@ -406,6 +418,9 @@ main(int argc, char **argv)
     }
     else if (strcmp(argv[1], "e2e") == 0) {
         rc = run_named(e2es, sizeof e2es / sizeof e2es[0], argv[2]);
+    }
+    else if (strcmp(argv[1], "world") == 0) {
+        rc = run_named(worlds, sizeof worlds / sizeof worlds[0], argv[2]);
     }
     else {
         fprintf(stderr, "unknown command %s\n", argv[1]);

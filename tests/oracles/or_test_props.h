@@ -386,7 +386,7 @@ prop_partial_run(void)
     CHECK_STREQ(obs.section[OR_SEC_STATE], "args = tuple[2]\nargs[0] = 1\nargs[1] = 'a'\n"
                 "args2 = <none>\nLOG = <none>\n");
     char *t = or_observation_text(&obs);
-    CHECK(t && strncmp(t, "tfobs 1\ncaps depth=8 ", 21) == 0, "%s", t);
+    CHECK(t && strncmp(t, "tfobs 2\ncaps depth=8 ", 21) == 0, "%s", t);
     free(t);
     or_observation_clear(&obs);
     /* Nothing at all: every section still present. */
