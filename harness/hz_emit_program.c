@@ -90,9 +90,11 @@ emit_side_effect_read(HzEmitter *e, int s, const char *a, const char *n)
     }
     /* The first attribute on a line names the statement's member for the legend. */
     EMIT(e, "        # what %s.%s does to %s\n", a, n, comp);
+    const HzMember *mem = hz_ref_member(e->p, r);
+    if (mem->kind == HZ_DESC_prop_setdel)   /* a first write, so that s1 exists */
+        EMIT(e, "        %s.%s = (\"first\", %d)\n", a, n, st->param);
     EMIT(e, "        try:\n            s1 = %s\n", comp);
     EMIT(e, "        except (AttributeError, LookupError):\n            s1 = None\n");
-    const HzMember *mem = hz_ref_member(e->p, r);
     if (mem->kind == HZ_DESC_prop_setdel && (st->param & 1))
         EMIT(e, "        del %s.%s\n        v1 = \"deleted\"\n", a, n);
     else if (mem->kind == HZ_DESC_prop_setdel)
