@@ -5,7 +5,7 @@
 #   Checks that tests/targets/TOY.py:jit
 #     - fails some program with the pattern, each failure a MISMATCH_* verdict
 #       (a wrong observation, not a crash of the toy);
-#     - passes every program without it (the toy is correct apart from its bug);
+#     - passes the first 40 programs without it (correct apart from its bug);
 #   and that the honest JIT the toy is built on (_cachejit.py) passes the
 #   programs with the pattern (the failures are the toy's bug, not the base's).
 set -u
@@ -18,6 +18,9 @@ mkdir -p "$work/with" "$work/without"
 for f in "$work"/all/*.py; do
     if grep -Eq "# tf: .*\\b($re)\\b" "$f"; then mv "$f" "$work/with/"; else mv "$f" "$work/without/"; fi
 done
+# Programs without the pattern: the first 40 are enough to show the toy is not
+# wrong everywhere (and keep the test at a few seconds).
+ls "$work/without" | sort | tail -n +41 | while read -r f; do rm "$work/without/$f"; done
 nwith=$(ls "$work/with" | wc -l) nwithout=$(ls "$work/without" | wc -l)
 echo "toy_check: $toy: $nwith programs with ($re), $nwithout without"
 [ "$nwith" -gt 0 ] && [ "$nwithout" -gt 0 ] || { echo "toy_check: need both kinds"; exit 1; }
