@@ -157,12 +157,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (hz_target_load(spec, getenv("TRACEFUZZ_UNSUPPORTED"), &target, err, sizeof err) < 0)
         die("target", err);
     if (faults != NULL && *faults) {
-        int f = hz_target_set_faults(faults, err, sizeof err);
-        if (f < 0)
+        if (hz_target_set_faults(faults, err, sizeof err) < 0)
             die("faults", err);
-        if (f == 1)
-            fprintf(stderr, "tracefuzz fuzz target: note: tfjit has no set_faults yet; "
-                    "TRACEFUZZ_FAULTS=%s is ignored\n", faults);
     }
     /* C coverage says nothing about a target written in Python: trace its lines. */
     python_cov = strcmp(target.name, "builtin") != 0 && strcmp(target.name, "identity") != 0;

@@ -15,8 +15,36 @@
 /* A full collection costs ~0.3-0.9 ms (TOOLCHAIN.md): not per input. */
 #define HZ_GC_EVERY 100
 
+/* The caller frames (DESIGN.md "The run protocol"): the target is created and every
+ * step is called from ordinary Python functions whose globals are the program's
+ * namespace, so a jit that reads inspect.stack(), sys._getframe(n) or
+ * f_back.f_globals when called sees a normal caller, as under a user's test. */
+static const char driver_source[] =
+    "# tracefuzz's caller: the target is created and called from Python functions\n"
+    "# of the program's own module, as user code does.\n"
+    "def __tracefuzz_jit__(target, program):\n"
+    "    return target(program)\n"
+    "\n"
+    "\n"
+    "def __tracefuzz_call__(f, args):\n"
+    "    return f(*args)\n"
+    "\n"
+    "\n"
+    "def __tracefuzz_step__(call, f, args):\n"
+    "    return call(f, args)\n";
+
+static const char *const driver_names[] = {
+    "__tracefuzz_jit__", "__tracefuzz_call__", "__tracefuzz_step__",
+};
+enum { DRIVER_JIT, DRIVER_CALL, DRIVER_STEP, DRIVER__COUNT };
+
 struct HzProtocol {
     const HzTarget *target;
+    PyObject *driver_code[DRIVER__COUNT];   /* owned: the caller functions' code */
+    PyObject *driver_lines;        /* owned: linecache entry of the driver source */
+    PyObject *linecache;           /* owned: linecache.cache (a dict), or NULL */
+    bool python_target;            /* a jit written in Python: it may read the
+                                      program's source and its line numbers */
     PyObject *provenance_error;   /* owned: tfjit.ProvenanceError, or NULL */
     PyObject *limit_exceeded;     /* owned: tfjit.LimitExceeded, or NULL */
     unsigned long inputs;
@@ -32,6 +60,7 @@ typedef struct {
     PyObject *exc[OR_STEPS];
     PyObject *log_after[OR_STEPS];
     PyObject *args, *args2;
+    PyObject *driver[DRIVER__COUNT];   /* the caller functions, globals = ns */
     int steps_done;
     bool failed;                   /* the protocol could not run to the end */
     char *why;                     /* eager: why the input is invalid */
@@ -68,6 +97,8 @@ static void run_clear(Run *r)
     }
     Py_CLEAR(r->args);
     Py_CLEAR(r->args2);
+    for (int i = 0; i < DRIVER__COUNT; i++)
+        Py_CLEAR(r->driver[i]);
     free(r->why);
     free(r->message);
     memset(r, 0, sizeof *r);
@@ -93,15 +124,80 @@ static PyObject *tfjit_exception(const char *name)
     return r;
 }
 
+/* A linecache entry (size, mtime None, lines, name) for a source that exists only in
+ * memory: linecache keeps entries whose mtime is None, and inspect.getsource,
+ * tracebacks and inspect.stack() read such a source through it. New reference or
+ * NULL with an exception set. */
+static PyObject *linecache_entry(const char *source, const char *filename)
+{
+    PyObject *text = PyUnicode_FromString(source);
+    if (text == NULL)
+        return NULL;
+    PyObject *lines = PyUnicode_Splitlines(text, 1);
+    PyObject *entry = lines == NULL ? NULL
+        : Py_BuildValue("(nOOs)", PyUnicode_GET_LENGTH(text), Py_None, lines, filename);
+    Py_DECREF(text);
+    Py_XDECREF(lines);
+    return entry;
+}
+
+/* Compiles the caller functions once; fills p->driver_code. Aborts on failure: the
+ * driver is a constant that compiles. */
+static void driver_compile(HzProtocol *p)
+{
+    PyObject *ns = PyDict_New();
+    PyObject *code = Py_CompileString(driver_source, HZ_DRIVER_FILENAME, Py_file_input);
+    PyObject *res = code && ns ? PyEval_EvalCode(code, ns, ns) : NULL;
+    for (int i = 0; res != NULL && i < DRIVER__COUNT; i++) {
+        PyObject *fn = PyDict_GetItemString(ns, driver_names[i]);   /* borrowed */
+        p->driver_code[i] = fn ? PyObject_GetAttrString(fn, "__code__") : NULL;
+        if (p->driver_code[i] == NULL)
+            Py_CLEAR(res);
+    }
+    p->driver_lines = res ? linecache_entry(driver_source, HZ_DRIVER_FILENAME) : NULL;
+    if (p->driver_lines == NULL) {
+        fprintf(stderr, "tracefuzz: internal error: the caller functions do not build\n");
+        PyErr_Print();
+        abort();
+    }
+    Py_DECREF(res);
+    Py_DECREF(code);
+    Py_DECREF(ns);
+    PyObject *lc = PyImport_ImportModule("linecache");
+    p->linecache = lc ? PyObject_GetAttrString(lc, "cache") : NULL;
+    Py_XDECREF(lc);
+    if (p->linecache == NULL || !PyDict_Check(p->linecache)) {
+        PyErr_Clear();   /* no source for inspect: frames still work */
+        Py_CLEAR(p->linecache);
+    }
+}
+
+/* Registers the program's source (and the driver's) with linecache, so a jit that
+ * reads its function's source (inspect.getsource) or the caller's context lines
+ * gets them. Python targets only: the built-in tracer and identity read none. */
+static void register_source(HzProtocol *p, const char *source, const char *filename)
+{
+    if (!p->python_target || p->linecache == NULL)
+        return;
+    PyObject *entry = linecache_entry(source, filename);
+    if (entry == NULL || PyDict_SetItemString(p->linecache, filename, entry) < 0 ||
+        PyDict_SetItemString(p->linecache, HZ_DRIVER_FILENAME, p->driver_lines) < 0)
+        PyErr_Clear();   /* a target that broke linecache: it only loses the source */
+    Py_XDECREF(entry);
+}
+
 HzProtocol *hz_protocol_new(const HzTarget *target)
 {
     HzProtocol *p = calloc(1, sizeof *p);
     if (p == NULL)
         abort();
     p->target = target;
+    p->python_target = target->name == NULL ||
+        (strcmp(target->name, "builtin") != 0 && strcmp(target->name, "identity") != 0);
     p->provenance_error = tfjit_exception("ProvenanceError");
     p->limit_exceeded = tfjit_exception("LimitExceeded");
     p->code = hz_codecache_new();
+    driver_compile(p);
     return p;
 }
 
@@ -115,6 +211,10 @@ void hz_protocol_free(HzProtocol *p)
     if (p == NULL)
         return;
     hz_codecache_free(p->code);
+    for (int i = 0; i < DRIVER__COUNT; i++)
+        Py_XDECREF(p->driver_code[i]);
+    Py_XDECREF(p->driver_lines);
+    Py_XDECREF(p->linecache);
     Py_XDECREF(p->provenance_error);
     Py_XDECREF(p->limit_exceeded);
     free(p);
@@ -315,6 +415,14 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
         fail_contract(r, mode, "make, program, between and make_other must be callables");
         goto done;
     }
+    /* The caller functions live in the program's module: a jit reading its
+     * caller's globals finds the program's. */
+    for (int i = 0; i < DRIVER__COUNT; i++) {
+        r->driver[i] = PyFunction_New(p->driver_code[i], r->ns);
+        if (r->driver[i] == NULL ||
+            PyDict_SetItemString(r->ns, driver_names[i], r->driver[i]) < 0)
+            goto nomem;
+    }
     /* Keep them alive even if the program rebinds its globals. */
     Py_INCREF(make);
     Py_INCREF(program);
@@ -323,7 +431,8 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
 
     if (mode == RUN_TARGET) {
         notify_step(hooks, 0);
-        f = PyObject_CallOneArg(p->target->jit, program);
+        f = PyObject_CallFunctionObjArgs(r->driver[DRIVER_JIT], p->target->jit, program,
+                                         NULL);
         if (f == NULL) {
             PyObject *exc = take_exception();
             OrTargetEnd end = classify(p, exc, 0, eager, filename);
@@ -370,7 +479,8 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
         }
         if (mode == RUN_TARGET)
             notify_step(hooks, step);
-        PyObject *rv = PyObject_Call(f, args, NULL);
+        PyObject *rv = PyObject_CallFunctionObjArgs(r->driver[DRIVER_STEP],
+                                                   r->driver[DRIVER_CALL], f, args, NULL);
         if (rv == NULL) {
             PyObject *exc = take_exception();
             if (mode == RUN_TARGET) {
@@ -473,7 +583,10 @@ static int run_protocol(HzProtocol *p, const char *source, const char *filename,
     in.program_source = source;
     hz_hint_bind(&in, source);
 
-    PyObject *code = hz_codecache_get(p->code, source, filename, !fast);   /* new */
+    /* A Python target may read the program's source and line numbers: exact lines. */
+    register_source(p, source, filename);
+    PyObject *code = hz_codecache_get(p->code, source, filename,
+                                      !fast || p->python_target);   /* new */
     if (code == NULL) {
         char *text = hz_exception_text(0);
         why = xprintf("the source does not compile: %s%s", text, NULL);

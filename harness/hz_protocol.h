@@ -4,6 +4,8 @@
  * runs three times, each in a fresh namespace: eager 1, eager 2, then through the
  * target (in fast mode, hz_protocol_set_fast, eager 2 only when needed). In each run
  *   f = program | target(program); args = make(); r1 = f(*args);
+ * (target(program) and every f(*args) called from Python functions of the
+ * program's module, HZ_DRIVER_FILENAME, so that the target sees a normal caller);
  *   between(*args) if defined; r2 = f(*args);
  *   args2 = make_other() if defined else make(); r3 = f(*args2)
  * make, between and make_other always run eagerly. The raw material of each run goes
@@ -72,5 +74,11 @@ void hz_protocol_set_fast(HzProtocol *p, bool fast);
 
 /* The fixed module name programs run under (classes get it as __module__). */
 #define HZ_PROGRAM_MODULE "tfprog"
+
+/* The file name of the caller functions through which the target is created and
+ * called (`__tracefuzz_jit__`, `__tracefuzz_step__`, `__tracefuzz_call__`, put into
+ * each run's namespace after the module body ran): their frames are tracefuzz's,
+ * neither the program's nor the target's. */
+#define HZ_DRIVER_FILENAME "<tracefuzz-driver>"
 
 #endif

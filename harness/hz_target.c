@@ -169,37 +169,25 @@ static PyObject *tfjit_attr(const char *name)
     return r;
 }
 
-static bool tfjit_has(const char *name)
-{
-    PyObject *r = tfjit_attr(name);
-    if (r == NULL) {
-        PyErr_Clear();
-        return false;
-    }
-    Py_DECREF(r);
-    return true;
-}
-
 int hz_target_load(const char *spec, const char *unsupported_spec, HzTarget *out,
                    char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     const char *what = "target";
+    /* The default is the built-in tracer, never a silent fallback: a tfjit that does
+     * not import (a misspelt TRACEFUZZ_FAULTS, a broken build) is an error, or a
+     * run would test the identity and pass. */
     if (spec == NULL)
-        spec = tfjit_has("jit") ? "builtin" : "identity";
+        spec = "builtin";
     out->name = xstrdup(spec);
     if (strcmp(spec, "identity") == 0) {
         out->jit = eval_expr("lambda fn: fn", "<identity>");
     }
     else if (strcmp(spec, "builtin") == 0) {
-        if (!tfjit_has("jit")) {
-            snprintf(err, errlen, "target builtin: the built-in tracer is not available "
-                     "in this build yet (tfjit.jit is missing); use --target identity "
-                     "or another target");
-            goto error_noexc;
-        }
         out->jit = tfjit_attr("jit");
-        if (out->jit != NULL && unsupported_spec == NULL)
+        if (out->jit == NULL)
+            goto error;
+        if (unsupported_spec == NULL)
             out->unsupported = tfjit_attr("Unsupported");
     }
     else {
@@ -249,8 +237,6 @@ void hz_target_clear(HzTarget *t)
 
 int hz_target_set_faults(const char *faults, char *err, size_t errlen)
 {
-    if (!tfjit_has("set_faults"))
-        return 1;
     PyObject *fn = tfjit_attr("set_faults");
     if (fn == NULL)
         goto error;

@@ -23,7 +23,7 @@ typedef struct {
     PyObject *unsupported;  /* owned or NULL: the declared "unsupported" exception */
 } HzTarget;
 
-/* Loads the target (spec NULL: builtin when tfjit.jit exists, identity until then)
+/* Loads the target (spec NULL: builtin; a tfjit that does not import is an error)
  * and the unsupported exception (NULL: the target's default). CPython must be
  * initialised. Returns 0, or -1 with a message in err and no exception set. */
 int hz_target_load(const char *spec, const char *unsupported_spec, HzTarget *out,
@@ -34,8 +34,8 @@ void hz_target_clear(HzTarget *t);
  * for other specs. Runs no Python. */
 char *hz_target_file_dir(const char *spec);
 
-/* Sets the tracer's faults (tfjit.set_faults(csv)). Returns 0, 1 when tfjit has no
- * set_faults yet (faults then only select expectations), or -1 with err. */
+/* Sets the tracer's faults (tfjit.set_faults(csv)). Returns 0, or -1 with err (an
+ * unknown fault name among them). */
 int hz_target_set_faults(const char *faults, char *err, size_t errlen);
 
 #endif

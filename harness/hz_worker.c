@@ -143,24 +143,58 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Reads exactly n bytes before the deadline (<= 0: none). 1 done, 0 end of file,
- * -2 deadline passed, -1 error. */
-static int read_full(int fd, uint8_t *p, size_t n, double deadline)
+/* When a wait for the worker is over: a wall-clock deadline and a budget of the
+ * worker's CPU time. The CPU budget is what decides a TIMEOUT (a loaded machine
+ * stretches wall time, not CPU time); the wall deadline is a far backstop for a
+ * target that sleeps or blocks. */
+typedef struct {
+    double wall_deadline;     /* CLOCK_MONOTONIC seconds; <= 0: none */
+    bool cpu_limited;
+    clockid_t cpu_clock;      /* the worker's process CPU clock */
+    double cpu_deadline;      /* its reading at which the input is over */
+} Limit;
+
+/* How often a CPU-limited wait looks at the worker's CPU clock. */
+#define CPU_POLL_MS 50
+
+static double clock_s(clockid_t c)
+{
+    struct timespec ts;
+    if (clock_gettime(c, &ts) < 0)
+        return -1;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static Limit limit_wall(double deadline)
+{
+    Limit l = {deadline, false, 0, 0};
+    return l;
+}
+
+/* Reads exactly n bytes within lim (NULL: no limit). 1 done, 0 end of file, -2 wall
+ * deadline passed, -3 CPU budget spent, -1 error. */
+static int read_full(int fd, uint8_t *p, size_t n, const Limit *lim)
 {
     while (n > 0) {
-        if (deadline > 0) {
-            double left = deadline - now_s();
+        if (lim != NULL && (lim->wall_deadline > 0 || lim->cpu_limited)) {
+            double left = lim->wall_deadline > 0 ? lim->wall_deadline - now_s() : 1e9;
             if (left <= 0)
                 return -2;
+            int ms = left * 1000 > 1e8 ? 100000000 : (int)(left * 1000) + 1;
+            if (lim->cpu_limited && ms > CPU_POLL_MS)
+                ms = CPU_POLL_MS;
             struct pollfd pfd = {.fd = fd, .events = POLLIN};
-            int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
+            int pr = poll(&pfd, 1, ms);
             if (pr < 0) {
                 if (errno == EINTR)
                     continue;
                 return -1;
             }
-            if (pr == 0)
+            if (pr == 0) {
+                if (lim->cpu_limited && clock_s(lim->cpu_clock) >= lim->cpu_deadline)
+                    return -3;
                 continue;   /* re-checks the deadline */
+            }
         }
         ssize_t got = read(fd, p, n);
         if (got < 0) {
@@ -178,17 +212,17 @@ static int read_full(int fd, uint8_t *p, size_t n, double deadline)
 
 /* Receives one message into m (payload at m->buf, length m->len). Same returns as
  * read_full. */
-static int msg_recv(Msg *m, int fd, double deadline)
+static int msg_recv(Msg *m, int fd, const Limit *lim)
 {
     uint32_t n;
-    int rc = read_full(fd, (uint8_t *)&n, 4, deadline);
+    int rc = read_full(fd, (uint8_t *)&n, 4, lim);
     if (rc != 1)
         return rc;
     if (n == 0 || n > MAX_MESSAGE)
         return -1;
     m->len = 0;
     msg_reserve(m, n);
-    rc = read_full(fd, m->buf, n, deadline);
+    rc = read_full(fd, m->buf, n, lim);
     if (rc == 1)
         m->len = n;
     return rc == 0 ? -1 : rc;   /* end of file inside a message: the worker died */
@@ -253,11 +287,8 @@ int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out)
     if (rc == 0)
         rc = hz_target_load(cfg->target, cfg->unsupported, &target, err, sizeof err);
     if (rc == 0 && cfg->faults != NULL && *cfg->faults) {
-        int f = hz_target_set_faults(cfg->faults, err, sizeof err);
-        if (f < 0)
+        if (hz_target_set_faults(cfg->faults, err, sizeof err) < 0)
             rc = -1;
-        else if (f == 1)
-            note = "tfjit has no set_faults yet: --faults only selects expectations";
     }
     if (rc < 0) {
         msg_begin(&c.msg, 'F');
@@ -275,7 +306,7 @@ int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out)
     HzProtocolHooks hooks = {hook_eager, hook_step, &c};
     Msg req = {0};
     for (;;) {
-        int r = msg_recv(&req, in, 0);
+        int r = msg_recv(&req, in, NULL);
         if (r != 1)
             break;   /* the parent closed the pipe: done */
         Reader rd = {req.buf + 1, req.buf + req.len, false};
@@ -392,14 +423,10 @@ static int start_in_process(HzWorker *w, char *err, size_t errlen)
                                  err, errlen) < 0)
         return -1;
     if (w->cfg->faults != NULL && *w->cfg->faults) {
-        int f = hz_target_set_faults(w->cfg->faults, err, errlen);
-        if (f < 0) {
+        if (hz_target_set_faults(w->cfg->faults, err, errlen) < 0) {
             hz_target_clear(&w->target);
             return -1;
         }
-        if (f == 1)
-            w->note = strdup("tfjit has no set_faults yet: --faults only selects "
-                             "expectations");
     }
     w->target_name = strdup(w->target.name);
     w->proto = hz_protocol_new(&w->target);
@@ -448,7 +475,8 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
     w->to_worker = down[1];
     w->from_worker = up[0];
 
-    int rc = msg_recv(&w->msg, w->from_worker, now_s() + START_TIMEOUT_S);
+    Limit start_limit = limit_wall(now_s() + START_TIMEOUT_S);
+    int rc = msg_recv(&w->msg, w->from_worker, &start_limit);
     if (rc == 1 && w->msg.buf[0] == 'R') {
         Reader rd = {w->msg.buf + 1, w->msg.buf + w->msg.len, false};
         free(w->target_name);
@@ -504,18 +532,30 @@ static void read_obs(Reader *rd, bool *have, OrObservation *o)
         o->section[s] = rd_str(rd);
 }
 
-/* The verdict of an input whose worker died (signal/status) or timed out. */
-static void decide_lost(HzWorker *w, const Partial *pt, const char *source, bool timed_out,
-                        int status, HzOutcome *out)
+/* How an attempt at an input ended when the worker stopped answering. */
+typedef enum { LOST_DIED, LOST_CPU, LOST_WALL } LostHow;
+
+/* The verdict of an input whose worker died (signal/status) or timed out (how, at
+ * scale times the configured limits, on its second try). */
+static void decide_lost(HzWorker *w, const Partial *pt, const char *source, LostHow how,
+                        double scale, int status, HzOutcome *out)
 {
     char msg[512];
+    bool timed_out = how != LOST_DIED;
     OrVerdictInput in;
     memset(&in, 0, sizeof in);
     in.program_source = source;
     hz_hint_bind(&in, source);   /* a crash message naming an attribute names its kind */
-    if (timed_out)
-        snprintf(msg, sizeof msg, "exceeded the time limit of %g s (the worker was killed)",
-                 w->cfg->timeout);
+    if (how == LOST_CPU)
+        snprintf(msg, sizeof msg, "exceeded the CPU time limit of %g s, and of %g s when "
+                 "run again in a fresh worker (the worker was killed)",
+                 w->cfg->timeout, w->cfg->timeout * scale);
+    else if (how == LOST_WALL)
+        snprintf(msg, sizeof msg, "did not finish within %g s of wall-clock time, nor "
+                 "within %g s when run again (the worker was killed; it was blocked or "
+                 "sleeping, not computing: its CPU limit is %g s)",
+                 w->cfg->timeout * HZ_WALL_FACTOR, w->cfg->timeout * HZ_WALL_FACTOR * scale,
+                 w->cfg->timeout * scale);
     else if (WIFSIGNALED(status))
         snprintf(msg, sizeof msg, "the worker process died with signal %d (%s)",
                  WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -551,6 +591,97 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, bool
     out->report = v.report;
 }
 
+/* The worker's process CPU clock and its reading now; false when the kernel does
+ * not give it (then only the wall-clock backstop limits the input). */
+static bool worker_cpu(pid_t pid, clockid_t *clock, double *now)
+{
+    if (clock_getcpuclockid(pid, clock) != 0)
+        return false;
+    *now = clock_s(*clock);
+    return *now >= 0;
+}
+
+/* One attempt at an input in the worker, limits scaled by scale. Returns 1 with out
+ * filled (the worker answered), 0 when the worker was lost (*how, *status, pt keeps
+ * what it said first), -1 with err when no worker starts. */
+static int attempt(HzWorker *w, const char *filename, const char *source, double scale,
+                   HzOutcome *out, Partial *pt, LostHow *how, int *status,
+                   char *err, size_t errlen)
+{
+    for (int tries = 0; ; tries++) {
+        if (hz_worker_start(w, err, errlen) < 0)
+            return -1;
+        Msg *m = &w->msg;
+        msg_begin(m, 'I');
+        msg_add(m, filename);
+        msg_add(m, source);
+        if (msg_send(m, w->to_worker) == 0)
+            break;
+        /* Died between inputs (nothing of this input ran): start afresh, once. */
+        reap(w, true);
+        w->restarts++;
+        if (tries > 0) {
+            snprintf(err, errlen, "the worker keeps dying before taking an input");
+            return -1;
+        }
+    }
+
+    memset(pt, 0, sizeof *pt);
+    pt->step = -1;
+    Limit lim = limit_wall(0);
+    if (w->cfg->timeout > 0) {
+        double cpu_now;
+        lim.wall_deadline = now_s() + w->cfg->timeout * HZ_WALL_FACTOR * scale;
+        lim.cpu_limited = worker_cpu(w->pid, &lim.cpu_clock, &cpu_now);
+        lim.cpu_deadline = cpu_now + w->cfg->timeout * scale;
+    }
+    for (;;) {
+        int rc = msg_recv(&w->msg, w->from_worker, &lim);
+        if (rc != 1) {
+            *how = rc == -3 ? LOST_CPU : rc == -2 ? LOST_WALL : LOST_DIED;
+            *status = reap(w, true);
+            w->restarts++;
+            return 0;
+        }
+        Reader rd = {w->msg.buf + 1, w->msg.buf + w->msg.len, false};
+        switch (w->msg.buf[0]) {
+        case 'E':
+            partial_clear(pt);
+            pt->step = -1;
+            pt->have_eager = true;
+            pt->invalid = rd_int(&rd) != 0;
+            pt->why = rd_str(&rd);
+            read_obs(&rd, &pt->have[0], &pt->obs[0]);
+            read_obs(&rd, &pt->have[1], &pt->obs[1]);
+            break;
+        case 'S':
+            pt->step = (int)rd_int(&rd);
+            break;
+        case 'O':
+            out->kind = (OrVerdictKind)rd_int(&rd);
+            out->signature = rd_str(&rd);
+            out->report = rd_str(&rd);
+            for (int i = 0; i < 3; i++)
+                out->obs_text[i] = rd_str(&rd);
+            w->jitstats = rd_str(&rd);
+            w->call2_retraces = rd_int(&rd);
+            if (rd.bad || out->kind < 0 || out->kind >= OR_VERDICT__COUNT) {
+                fprintf(stderr, "tracefuzz: malformed outcome from the worker\n");
+                abort();
+            }
+            return 1;
+        default:
+            fprintf(stderr, "tracefuzz: unexpected message '%c' from the worker\n",
+                    w->msg.buf[0]);
+            abort();
+        }
+        if (rd.bad) {
+            fprintf(stderr, "tracefuzz: malformed message from the worker\n");
+            abort();
+        }
+    }
+}
+
 int hz_worker_run(HzWorker *w, const char *filename, const char *source,
                   HzOutcome *out, char *err, size_t errlen)
 {
@@ -568,76 +699,23 @@ int hz_worker_run(HzWorker *w, const char *filename, const char *source,
         w->jitstats = hz_jitstats_take();
         return 0;
     }
-    for (int attempt = 0; ; attempt++) {
-        if (hz_worker_start(w, err, errlen) < 0)
-            return -1;
-        Msg *m = &w->msg;
-        msg_begin(m, 'I');
-        msg_add(m, filename);
-        msg_add(m, source);
-        if (msg_send(m, w->to_worker) == 0)
-            break;
-        /* Died between inputs (nothing of this input ran): start afresh, once. */
-        reap(w, true);
-        w->restarts++;
-        if (attempt > 0) {
-            snprintf(err, errlen, "the worker keeps dying before taking an input");
-            return -1;
-        }
-    }
-
     Partial pt;
-    memset(&pt, 0, sizeof pt);
-    pt.step = -1;
-    double deadline = now_s() + (w->cfg->timeout > 0 ? w->cfg->timeout : 1e9);
-    for (;;) {
-        int rc = msg_recv(&w->msg, w->from_worker, deadline);
-        if (rc != 1) {
-            bool timed_out = rc == -2;
-            int status = reap(w, true);
-            w->restarts++;
-            decide_lost(w, &pt, source, timed_out, status, out);
-            partial_clear(&pt);
-            return 0;
-        }
-        Reader rd = {w->msg.buf + 1, w->msg.buf + w->msg.len, false};
-        switch (w->msg.buf[0]) {
-        case 'E':
-            partial_clear(&pt);
-            pt.step = -1;
-            pt.have_eager = true;
-            pt.invalid = rd_int(&rd) != 0;
-            pt.why = rd_str(&rd);
-            read_obs(&rd, &pt.have[0], &pt.obs[0]);
-            read_obs(&rd, &pt.have[1], &pt.obs[1]);
-            break;
-        case 'S':
-            pt.step = (int)rd_int(&rd);
-            break;
-        case 'O':
-            out->kind = (OrVerdictKind)rd_int(&rd);
-            out->signature = rd_str(&rd);
-            out->report = rd_str(&rd);
-            for (int i = 0; i < 3; i++)
-                out->obs_text[i] = rd_str(&rd);
-            w->jitstats = rd_str(&rd);
-            w->call2_retraces = rd_int(&rd);
-            partial_clear(&pt);
-            if (rd.bad || out->kind < 0 || out->kind >= OR_VERDICT__COUNT) {
-                fprintf(stderr, "tracefuzz: malformed outcome from the worker\n");
-                abort();
-            }
-            return 0;
-        default:
-            fprintf(stderr, "tracefuzz: unexpected message '%c' from the worker\n",
-                    w->msg.buf[0]);
-            abort();
-        }
-        if (rd.bad) {
-            fprintf(stderr, "tracefuzz: malformed message from the worker\n");
-            abort();
-        }
+    LostHow how = LOST_DIED;
+    int status = 0;
+    int rc = attempt(w, filename, source, 1.0, out, &pt, &how, &status, err, errlen);
+    if (rc == 0 && how != LOST_DIED) {
+        /* A timeout may be the machine's load or a slow first import: the input
+         * gets a second try in a fresh worker with HZ_RETRY_FACTOR times the limits
+         * before it is called a TIMEOUT. */
+        partial_clear(&pt);
+        rc = attempt(w, filename, source, HZ_RETRY_FACTOR, out, &pt, &how, &status,
+                     err, errlen);
     }
+    if (rc == 0)
+        decide_lost(w, &pt, source, how, HZ_RETRY_FACTOR, status, out);
+    if (rc >= 0)
+        partial_clear(&pt);
+    return rc < 0 ? -1 : 0;
 }
 
 const char *hz_worker_jitstats(const HzWorker *w, long *call2_retraces)

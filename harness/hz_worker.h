@@ -12,8 +12,12 @@
  *                      'S' step                       target step 0..3 begins
  *                      'O' kind sig report obs[3]     the outcome of the input
  *
- * A worker that dies makes that input TARGET_CRASH (with the signal); one over the
- * time limit is killed and the input is TIMEOUT. The eager observations already
+ * A worker that dies makes that input TARGET_CRASH (with the signal). The time limit
+ * is on the worker's CPU time, so a loaded machine does not turn a slow target into
+ * TIMEOUTs; wall time only backs it up (HZ_WALL_FACTOR times the limit, for a target
+ * that sleeps or blocks). A worker over either limit is killed and the input runs
+ * once more in a fresh worker with HZ_RETRY_FACTOR times the limits; only when that
+ * times out too is the input TIMEOUT. The eager observations already
  * received still decide NONDETERMINISTIC / INVALID first, by the same precedence
  * (or_verdict_decide runs no Python, so the parent calls it). The next input starts
  * a fresh worker. */
@@ -25,13 +29,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define HZ_WALL_FACTOR 10.0
+#define HZ_RETRY_FACTOR 3.0
+
 typedef struct {
     const char *target;                /* --target, NULL for the default */
     const char *unsupported;           /* --unsupported, or NULL */
     const char *const *python_path;    /* --python-path DIRs */
     size_t n_python_path;
     const char *faults;                /* comma list or NULL */
-    double timeout;                    /* seconds per input (wall time) */
+    double timeout;                    /* CPU seconds per input (the worker's process
+                                        * CPU time; HZ_WALL_FACTOR times as much wall
+                                        * time as a backstop) */
     bool in_process;                   /* --no-fork: run in this process (debugging;
                                         * no time limit, a crash ends the run) */
 } HzWorkerConfig;

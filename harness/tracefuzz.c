@@ -35,7 +35,9 @@
  *     --faults F1,F2     faults injected into the built-in tracer (also read from
  *                        TRACEFUZZ_FAULTS); they also select expectation lines
  *     --strict           UNSUPPORTED counts as failed
- *     --timeout S        wall-time limit per input in seconds (default 10)
+ *     --timeout S        CPU-time limit per input in seconds (default 10; 10x as
+ *                        much wall time as a backstop; an input over it runs once
+ *                        more with 3x the limits before it is TIMEOUT)
  *     --findings DIR     write reports there instead of stderr
  *     --quiet            print only failed inputs' lines and the summary
  *     --stats            print the built-in tracer's trace-reuse statistics summed
@@ -104,6 +106,7 @@
  */
 #include "hz_input.h"
 #include "hz_program.h"
+#include "hz_preflight.h"
 #include "hz_worker.h"
 #include "hz_jitstats.h"
 #include "or_verdict.h"
@@ -157,7 +160,9 @@ static const char usage_run[] =
     "  --python-path DIR  extra directory to find the target in (repeatable)\n"
     "  --faults F1,F2     tracer faults to inject (default: $TRACEFUZZ_FAULTS)\n"
     "  --strict           count UNSUPPORTED as failed\n"
-    "  --timeout S        wall-time limit per input in seconds (default 10)\n"
+    "  --timeout S        CPU-time limit per input in seconds (default 10; 10x as\n"
+    "                     much wall time as a backstop); an input over it runs\n"
+    "                     once more with 3x the limits before it is TIMEOUT\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
     "  --quiet            print only failures and the summary\n"
     "  --stats            print the tracer's trace-reuse statistics summed over the run\n"
@@ -603,6 +608,37 @@ static void write_finding(const RunOptions *o, const HzInput *in, const HzOutcom
     free(stem);
 }
 
+/* A failing input's finding (files under --findings) or, without it, its report on
+ * stderr. */
+static void report_failure(const RunOptions *o, const HzInput *in, const HzOutcome *oc,
+                           const char *line)
+{
+    if (o->findings != NULL)
+        write_finding(o, in, oc, line);
+    else if (oc->report != NULL && *oc->report)
+        fprintf(stderr, "==== %s\n%s\n", line, oc->report);
+}
+
+/* Failing inputs whose findings are held back while they may all be one target
+ * problem (hz_samefail). */
+typedef struct {
+    HzInput in;
+    HzOutcome oc;
+    char *line;
+} HeldFailure;
+
+static void held_release(const RunOptions *o, HeldFailure *held, size_t *n, bool report)
+{
+    for (size_t i = 0; i < *n; i++) {
+        if (report)
+            report_failure(o, &held[i].in, &held[i].oc, held[i].line);
+        hz_input_clear(&held[i].in);
+        hz_outcome_clear(&held[i].oc);
+        free(held[i].line);
+    }
+    *n = 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     RunOptions o;
@@ -619,6 +655,10 @@ static int cmd_run(int argc, char **argv)
     char **files = NULL;
     size_t nfiles = 0;
     const char *faults_opt = NULL;
+    HzSameFail same;
+    memset(&same, 0, sizeof same);
+    HeldFailure held[HZ_SAMEFAIL_WINDOW];
+    size_t nheld = 0;
 
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -716,8 +756,15 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "tracefuzz run: target %s (the default)\n", target);
     if (hz_worker_note(w) != NULL)
         fprintf(stderr, "tracefuzz run: note: %s\n", hz_worker_note(w));
+    if (hz_preflight(w, err, sizeof err) < 0) {
+        fprintf(stderr, "tracefuzz run: target %s: %s\n", target, err);
+        rc = EXIT_USAGE;
+        goto done;
+    }
 
     jst = o.stats ? hz_jitstats_new() : NULL;
+    unsigned long fed = 0;   /* inputs the target ran (not the unreadable ones) */
+    bool target_problem = false;
     unsigned long counts[OR_VERDICT__COUNT] = {0};
     unsigned long passed = 0, failed = 0, errors = 0;
     double start = now_s(), last_progress = start;
@@ -785,16 +832,29 @@ static int cmd_run(int argc, char **argv)
             printf("%s\n", line);
             fflush(stdout);
         }
-        if (!ok) {
-            if (o.findings != NULL)
-                write_finding(&o, &in, &oc, line);
-            else if (oc.report != NULL && *oc.report)
-                fprintf(stderr, "==== %s\n%s\n", line, oc.report);
-        }
-        hz_outcome_clear(&oc);
+        fed++;
+        HzSameFailStep st = hz_samefail_add(&same, !ok, oc.kind, oc.signature);
+        if (st == HZ_SAMEFAIL_FLUSH)
+            held_release(&o, held, &nheld, true);
         free(want);
         free(want_report);
-        hz_input_clear(&in);
+        if (st == HZ_SAMEFAIL_HOLD) {
+            held[nheld].in = in;   /* the held entry owns them now */
+            held[nheld].oc = oc;
+            held[nheld].line = strdup(line);
+            if (held[nheld++].line == NULL)
+                abort();
+        }
+        else {
+            if (!ok)
+                report_failure(&o, &in, &oc, line);
+            hz_outcome_clear(&oc);
+            hz_input_clear(&in);
+        }
+        if (hz_samefail_decided(&same, fed, false)) {
+            target_problem = true;
+            break;
+        }
         double t = now_s();
         if (t - last_progress >= PROGRESS_EVERY_S) {
             last_progress = t;
@@ -814,9 +874,33 @@ static int cmd_run(int argc, char **argv)
     if (hz_worker_restarts(w) > 0)
         fprintf(stderr, "tracefuzz run: the worker was restarted %u times\n",
                 hz_worker_restarts(w));
+    if (!target_problem && hz_samefail_decided(&same, fed, true))
+        target_problem = true;
+    if (target_problem) {
+        /* One message for the set-up problem, with the first input's report. */
+        if (same.kind == OR_TIMEOUT)
+            fprintf(stderr, "tracefuzz run: target %s: every one of the %lu inputs run "
+                    "timed out (%s): the target needs more than %g s of CPU time per "
+                    "input (each input also timed out at %g s on a second try); raise "
+                    "--timeout\n", target, fed, same.signature, o.wc.timeout,
+                    o.wc.timeout * HZ_RETRY_FACTOR);
+        else
+            fprintf(stderr, "tracefuzz run: target %s: every one of the %lu inputs run "
+                    "failed the same way (%s): a problem of the target or its set-up, not "
+                    "%lu findings\n", target, fed, same.signature, fed);
+        if (nheld > 0 && held[0].oc.report != NULL) {
+            const char *r = held[0].oc.report, *prog = strstr(r, "\nprogram:\n");
+            fprintf(stderr, "==== the first of them: %s\n%.*s\n", held[0].line,
+                    prog ? (int)(prog - r) : (int)strlen(r), r);
+        }
+        held_release(&o, held, &nheld, false);
+    }
+    held_release(&o, held, &nheld, true);
     printf("%lu passed, %lu failed\n", passed, failed);
-    rc = failed > 0 ? 1 : 0;
+    rc = target_problem ? EXIT_USAGE : failed > 0 ? 1 : 0;
 done:
+    held_release(&o, held, &nheld, false);
+    hz_samefail_clear(&same);
     hz_jitstats_free(jst);
     hz_worker_free(w);
     hz_paths_free(files, nfiles);
@@ -1257,6 +1341,31 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
     return total;
 }
 
+/* The target must load and pass the trivial program (hz_preflight.h) before the
+ * engine starts: a broken set-up is one clear message, not a run of 0 execs or of
+ * N findings. Returns 0 or -1 (message printed). */
+static int fuzz_preflight(const FuzzOptions *o)
+{
+    HzWorkerConfig wc;
+    memset(&wc, 0, sizeof wc);
+    wc.target = o->target;
+    wc.unsupported = o->unsupported;
+    wc.python_path = o->pypath;
+    wc.n_python_path = o->npypath;
+    wc.faults = o->faults;
+    wc.timeout = 30.0;
+    HzWorker *w = hz_worker_new(&wc);
+    char err[4096];
+    int rc = hz_worker_start(w, err, sizeof err);
+    if (rc == 0)
+        rc = hz_preflight(w, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "tracefuzz fuzz: target %s: %s\n",
+                o->target ? o->target : "(default)", err);
+    hz_worker_free(w);
+    return rc;
+}
+
 static int cmd_fuzz(int argc, char **argv)
 {
     FuzzOptions o;
@@ -1377,6 +1486,11 @@ static int cmd_fuzz(int argc, char **argv)
             rc = EXIT_USAGE;
             goto done;
         }
+    }
+
+    if (fuzz_preflight(&o) < 0) {
+        rc = EXIT_USAGE;
+        goto done;
     }
 
     char corpus[4096], artifacts[4096], findings[4096], logpath[4096], aflout[4096];

@@ -46,7 +46,15 @@ def _unwrap(value):
     return value
 
 
+def _wrap(value, check):
+    # Values of builtin types (ints, strings, tuples ...) are not objects whose
+    # attribute reads a tracer would cache: they pass as they are.
+    if type(value).__module__ == "builtins":
+        return value
+    return _Proxy(value, check)
+
+
 def memo_jit(fn, check):
     def traced(*args):
-        return _unwrap(fn(*(_Proxy(a, check) for a in args)))
+        return _unwrap(fn(*(_wrap(a, check) for a in args)))
     return traced

@@ -1,5 +1,7 @@
 """Toy targets raising provenance failures: `jit` its own class named
-ProvenanceError, `jit_tfjit` the built-in tracer's tfjit.ProvenanceError."""
+ProvenanceError, `jit_tfjit` the built-in tracer's tfjit.ProvenanceError. Only on programs that
+read an attribute or a global (_selective.py): the preflight is not one."""
+from _selective import touches_attributes
 
 
 class ProvenanceError(AssertionError):
@@ -7,6 +9,9 @@ class ProvenanceError(AssertionError):
 
 
 def jit(fn):
+    if not touches_attributes(fn):
+        return fn
+
     def traced(*args):
         raise ProvenanceError("value reused from the cache is not the object CPython returns")
     return traced
@@ -14,6 +19,8 @@ def jit(fn):
 
 def jit_tfjit(fn):
     import tfjit
+    if not touches_attributes(fn):
+        return fn
 
     def traced(*args):
         raise tfjit.ProvenanceError("toy provenance failure")

@@ -9,4 +9,4 @@ def make():
 
 
 def program(a):
-    return a * 2
+    return a.real * 2

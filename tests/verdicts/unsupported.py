@@ -8,4 +8,4 @@ def make():
 
 
 def program(a):
-    return a + 1
+    return a.real + 1

@@ -6,4 +6,4 @@ def make():
 
 
 def program(n):
-    return n + 1
+    return n.real + 1

@@ -5,4 +5,4 @@ def make():
 
 
 def program(n):
-    return n + 1
+    return n.real + 1
