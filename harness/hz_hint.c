@@ -446,6 +446,9 @@ static const struct { const char *access, *family; } families[] = {
     {"write_read", "write"}, {"delete_read", "write"},
     {"getattr_default", "probe"}, {"hasattr", "probe"}, {"try_attrerror", "probe"},
     {"class_read", "class_read"}, {"super_read", "super_read"}, {"method_call", "call"},
+    /* issue 10's write-then-re-read patterns ask what write_read asks */
+    {"dict_write_read", "write"}, {"shadow_read", "write"}, {"class_write_read", "write"},
+    {"class_del_read", "write"}, {"class_swap_read", "write"}, {"side_effect_read", "write"},
 };
 
 static const char *
