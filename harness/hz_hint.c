@@ -664,7 +664,8 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
 {
     HzHint *h = ctx;
     ans->hint = NULL;
-    ans->names_element = false;
+    ans->group = NULL;
+    ans->identity = false;
     if (!h->parsed) {
         if (hz_legend_parse(h->source, &h->legend) < 0) {
             return;   /* out of memory: no hint, the signature says "-" */
@@ -692,12 +693,15 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                     int missing = hz_legend_member(lg, st->attr, strlen(st->attr)) == NULL;
                     add_between(lg, st->attr, st->arg, missing, out, cap);
                 }
+                /* The signature's group: the family and between()'s mutation. */
+                snprintf(h->group, sizeof h->group, "%s", strchr(out, '/') + 1);
+                ans->group = h->group;
+                ans->identity = strcmp(st->access, "identity") == 0;
                 snprintf(h->detail, sizeof h->detail,
                          "%s (%s) read as %s by statement %d of program()%s%s", st->attr,
                          st->desc, st->access, s + 1, out[n] ? ", after between() did " : "",
                          out[n] ? out + n + 1 : "");
                 ans->detail = h->detail;
-                ans->names_element = true;
             }
         }
         else if (index >= 0 && (q->section != OR_SEC_STATE || strcmp(root, "LOG") == 0)) {
@@ -709,12 +713,15 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                 if (step2) {
                     add_between(lg, m ? m->name : NULL, NULL, m == NULL, out, cap);
                 }
+                /* The event's tag is in the shape; the group is between()'s
+                 * mutation, if any: the kind stays in the report. */
+                snprintf(h->group, sizeof h->group, "%s", out[n] ? out + n + 1 : "-");
+                ans->group = h->group;
                 snprintf(h->detail, sizeof h->detail,
                          "the LOG event %s of %s.%s (%s)%s%s", tag[0] ? tag : "?",
                          m ? m->cls : "?", m ? m->name : "?", m ? m->desc : "no member",
                          out[n] ? ", after between() did " : "", out[n] ? out + n + 1 : "");
                 ans->detail = h->detail;
-                ans->names_element = true;
             }
         }
         else if (q->section == OR_SEC_STATE) {
@@ -742,10 +749,11 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
             }
             if (m != NULL) {
                 snprintf(out, cap, "%s", m->desc);
+                snprintf(h->group, sizeof h->group, "%s", m->desc);
+                ans->group = h->group;
                 snprintf(h->detail, sizeof h->detail, "what %s.%s (%s) left in the world",
                          m->cls, m->name, m->desc);
                 ans->detail = h->detail;
-                ans->names_element = true;
             }
         }
     }

@@ -11,7 +11,11 @@
  * event to the kind of the attribute it names and the event's tag
  * ("cached_prop/compute"), a state entry to its attribute's kind, a crash message
  * naming an attribute to that attribute's kind, and adds the between() mutation of
- * that attribute when the divergence is in step 2 ("+rebind_class_attr"). A source
+ * that attribute when the divergence is in step 2 ("+rebind_class_attr"). For the
+ * signature, which leads with the divergence's shape, it answers a group: the
+ * family (with the between() suffix) of a result item, the kind of a state entry,
+ * only the between() mutation of a LOG event (its tag is in the shape); and says
+ * whether the item is an identity test. A source
  * without a legend (hand-written) gets the hint it had before: the one descriptor
  * kind the program tags, if only one.
  *
@@ -79,6 +83,7 @@ typedef struct {
     int parsed;
     HzLegend legend;
     char answer[128];
+    char group[128];           /* OrHintAnswer.group */
     char detail[256];
 } HzHint;
 

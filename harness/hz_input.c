@@ -156,6 +156,60 @@ char *hz_faults_canonical(const char *faults)
 
 /* ---- expectation headers -------------------------------------------------- */
 
+/* Lexically normalised path (malloc'd): "./" segments and doubled slashes gone. */
+static char *path_lexical(const char *p, size_t n)
+{
+    char *out = xstrndup(p, n), *o = out;
+    for (size_t i = 0; i < n;) {
+        bool seg_start = i == 0 || p[i - 1] == '/';
+        if (seg_start && p[i] == '.' && (i + 1 == n || p[i + 1] == '/')) {
+            i += i + 1 < n ? 2 : 1;   /* a "." segment */
+            continue;
+        }
+        if (p[i] == '/' && o > out && o[-1] == '/') {
+            i++;
+            continue;
+        }
+        *o++ = p[i++];
+    }
+    *o = 0;
+    return out;
+}
+
+/* The file part of a file.py:attr target resolved (realpath) or lexically
+ * normalised, then ":attr"; other specs as they are. malloc'd. */
+static char *target_key(const char *spec)
+{
+    const char *colon = strstr(spec, ".py:");
+    if (colon == NULL)
+        return xstrndup(spec, strlen(spec));
+    size_t flen = (size_t)(colon - spec) + 3;
+    char *file = xstrndup(spec, flen);
+    char *real = realpath(file, NULL);
+    char *norm = real ? real : path_lexical(spec, flen);
+    free(file);
+    size_t n = strlen(norm) + strlen(colon + 3) + 1;
+    char *key = malloc(n);
+    if (key == NULL)
+        abort();
+    snprintf(key, n, "%s%s", norm, colon + 3);
+    free(norm);
+    return key;
+}
+
+/* Whether two target specs name the same target however its path is spelled
+ * ("./tests/x.py:jit", "tests/x.py:jit", "/abs/tests/x.py:jit"). */
+static bool same_target(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return true;
+    char *ka = target_key(a), *kb = target_key(b);
+    bool same = strcmp(ka, kb) == 0;
+    free(ka);
+    free(kb);
+    return same;
+}
+
 /* Parses the bracket of one header line: "TARGET" or "TARGET faults=F1,F2". Returns
  * 1 when it names the current target and faults, 0 when not, -1 when malformed. */
 static int bracket_matches(const char *b, size_t blen, const char *target,
@@ -176,7 +230,7 @@ static int bracket_matches(const char *b, size_t blen, const char *target,
         }
         faults = rest + 7;
     }
-    if (strcmp(inner, target) == 0) {
+    if (same_target(inner, target)) {
         char *cf = hz_faults_canonical(faults);
         rc = strcmp(cf, canon_faults) == 0;
         free(cf);
@@ -290,6 +344,9 @@ static int walk(const char *path, PathList *out, char *err, size_t errlen)
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;   /* ., .., and hidden files (editor droppings, .git) */
+        size_t nl = strlen(e->d_name);
+        if (nl > 7 && strcmp(e->d_name + nl - 7, ".report") == 0)
+            continue;   /* a finding's report beside its input: not an input */
         list_push(&names, xstrdup(e->d_name));
     }
     closedir(d);

@@ -52,7 +52,7 @@ int hz_input_expectation(const char *source, const char *target, const char *fau
 char *hz_faults_canonical(const char *faults);
 
 /* Expands files and directories (recursively, entries sorted by name, hidden
- * entries skipped) into a list of file paths. Returns 0 or -1 with err. The list and
+ * entries and findings' NAME.report files skipped) into a list of file paths. Returns 0 or -1 with err. The list and
  * its strings are malloc'd: hz_paths_free. */
 int hz_input_collect(char *const *paths, size_t npaths, char ***out, size_t *nout,
                      char *err, size_t errlen);

@@ -4,6 +4,7 @@
  * snapshots, args); run_clear releases them all, so dropping a Run drops the
  * program's world (collected by the periodic PyGC_Collect when it has cycles). */
 #include "hz_protocol.h"
+#include "hz_crashsig.h"
 #include "hz_codecache.h"
 #include "hz_embed.h"
 #include "hz_hint.h"
@@ -67,6 +68,10 @@ typedef struct {
     OrTargetEnd end;               /* target run: how it ended */
     int end_step;
     char *message;                 /* target run: exception text and traceback */
+    /* Target run: the crash state of the exception that ended it, and of the one
+     * each step raised as its result (hz_crashsig.h); "" when none. */
+    char crash_state[HZ_CRASH_STATE_MAX], crash_msg[HZ_CRASH_MSG_MAX];
+    char exc_state[OR_STEPS][HZ_CRASH_STATE_MAX], exc_msg[OR_STEPS][HZ_CRASH_MSG_MAX];
 } Run;
 
 static char *xstrdup(const char *s)
@@ -303,10 +308,13 @@ static OrTargetEnd classify(HzProtocol *p, PyObject *exc, int step, const Run *e
 
 /* Ends the run with a setup failure taken from the pending exception. In eager runs
  * the input is invalid; in the target run the target failed to set up. */
-static void fail_run(Run *r, RunMode mode, const char *what, int step)
+static void fail_run(Run *r, RunMode mode, const char *what, int step,
+                     const char *filename)
 {
     PyObject *exc = take_exception();
     char *text = hz_exception_text_of(exc, mode == RUN_TARGET);
+    if (mode == RUN_TARGET)
+        hz_crash_state(exc, filename, r->ns, r->crash_state, r->crash_msg);
     Py_DECREF(exc);
     r->failed = true;
     r->end_step = step;
@@ -394,7 +402,7 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(code); i++) {
         PyObject *res = PyEval_EvalCode(PyTuple_GET_ITEM(code, i), r->ns, r->ns);
         if (res == NULL) {
-            fail_run(r, mode, "the module body", 0);
+            fail_run(r, mode, "the module body", 0, filename);
             goto done;
         }
         Py_DECREF(res);
@@ -440,6 +448,7 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
             r->end = end == OR_TARGET_FINISHED ? OR_TARGET_SETUP_FAILED : end;
             r->end_step = 0;
             char *text = hz_exception_text_of(exc, 1);
+            hz_crash_state(exc, filename, r->ns, r->crash_state, r->crash_msg);
             r->message = xprintf("target(program) raised:\n%s%s", text, NULL);
             free(text);
             Py_DECREF(exc);
@@ -452,7 +461,7 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
 
     made = PyObject_CallNoArgs(make);
     if (made == NULL || (r->args = as_args(made, "make")) == NULL) {
-        fail_run(r, mode, "make()", 1);
+        fail_run(r, mode, "make()", 1, filename);
         goto release;
     }
     Py_CLEAR(made);
@@ -462,7 +471,7 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
         if (step == 2 && between != NULL) {
             PyObject *b = call_eager(between, r->args);
             if (b == NULL) {
-                fail_run(r, mode, "between()", step);
+                fail_run(r, mode, "between()", step, filename);
                 goto release;
             }
             Py_DECREF(b);
@@ -471,7 +480,7 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
             made = PyObject_CallNoArgs(make_other ? make_other : make);
             if (made == NULL ||
                 (r->args2 = as_args(made, make_other ? "make_other" : "make")) == NULL) {
-                fail_run(r, mode, make_other ? "make_other()" : "make()", step);
+                fail_run(r, mode, make_other ? "make_other()" : "make()", step, filename);
                 goto release;
             }
             Py_CLEAR(made);
@@ -490,11 +499,13 @@ static void run_once(HzProtocol *p, PyObject *code, const char *filename, RunMod
                     r->end = end;
                     r->end_step = step;
                     char *text = hz_exception_text_of(exc, 1);
+                    hz_crash_state(exc, filename, r->ns, r->crash_state, r->crash_msg);
                     r->message = xprintf("%s%s", text, NULL);
                     free(text);
                     Py_DECREF(exc);
                     goto release;
                 }
+                hz_crash_state(exc, filename, r->ns, r->exc_state[step - 1], r->exc_msg[step - 1]);
             }
             r->exc[step - 1] = exc;   /* an exception from program is a result */
         }
@@ -621,6 +632,12 @@ static int run_protocol(HzProtocol *p, const char *source, const char *filename,
     in.target_end = t.end;
     in.step = t.end_step;
     in.target_message = t.message;
+    in.crash_state = t.crash_state[0] ? t.crash_state : NULL;
+    in.crash_message = t.crash_msg[0] ? t.crash_msg : NULL;
+    for (int i = 0; i < OR_STEPS; i++) {
+        in.step_exc_state[i] = t.exc_state[i][0] ? t.exc_state[i] : NULL;
+        in.step_exc_message[i] = t.exc_msg[i][0] ? t.exc_msg[i] : NULL;
+    }
 
 decide:
     if (why != NULL) {
@@ -663,6 +680,14 @@ decide:
     Py_XDECREF(code);
     free(why);
     return rc;
+}
+
+void hz_protocol_precompile(HzProtocol *p, const char *source, const char *filename)
+{
+    PyObject *code = hz_codecache_get(p->code, source, filename, true);   /* new */
+    if (code == NULL)
+        PyErr_Clear();   /* the input's own run reports the compile error */
+    Py_XDECREF(code);
 }
 
 int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,

@@ -62,6 +62,11 @@ void hz_protocol_free(HzProtocol *p);
 int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
                     const HzProtocolHooks *hooks, HzOutcome *out);
 
+/* Compiles source into the code cache without running any of it (a worker does
+ * this before forking an input's process, so compiled pieces outlive the process
+ * and serve later inputs). Leaves no exception set. */
+void hz_protocol_precompile(HzProtocol *p, const char *source, const char *filename);
+
 /* The compiled-code cache's counters (hz_codecache.h: sources and pieces reused). */
 HzCodeCacheStats hz_protocol_code_stats(const HzProtocol *p);
 

@@ -1,9 +1,9 @@
-/* hz_worker.c: the forked worker and its parent (see hz_worker.h).
- *
- * Framing: u32 payload length (host order: both ends are the same binary), then the
- * payload: one type byte and fields, each u32 length + bytes (length UINT32_MAX
- * encodes NULL). */
+/* hz_worker.c: the parent's side of the worker (see hz_worker.h); the worker's own
+ * side, which forks a child per input, is hz_zygote.c. Messages are framed and
+ * checked by hz_channel.c: a frame user code forged or garbled makes that input a
+ * TARGET_CRASH, never an abort of the run. */
 #include "hz_worker.h"
+#include "hz_channel.h"
 #include "hz_hint.h"
 #include "hz_embed.h"
 #include "hz_target.h"
@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,346 +20,26 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NULL_FIELD UINT32_MAX
 /* Loading a target can import a large framework (torch takes seconds). */
 #define START_TIMEOUT_S 300.0
-#define MAX_MESSAGE (256u << 20)
-
-/* ---- messages ------------------------------------------------------------- */
-
-typedef struct {
-    uint8_t *buf;
-    size_t len, cap;
-} Msg;
-
-static void msg_reserve(Msg *m, size_t more)
-{
-    if (m->len + more <= m->cap)
-        return;
-    size_t cap = m->cap ? m->cap : 256;
-    while (cap < m->len + more)
-        cap *= 2;
-    uint8_t *nb = realloc(m->buf, cap);
-    if (nb == NULL)
-        abort();
-    m->buf = nb;
-    m->cap = cap;
-}
-
-static void msg_begin(Msg *m, char type)
-{
-    m->len = 0;
-    msg_reserve(m, 5);
-    memset(m->buf, 0, 4);
-    m->buf[4] = (uint8_t)type;
-    m->len = 5;
-}
-
-static void msg_add(Msg *m, const char *s)
-{
-    uint32_t n = s ? (uint32_t)strlen(s) : NULL_FIELD;
-    msg_reserve(m, 4 + (s ? n : 0));
-    memcpy(m->buf + m->len, &n, 4);
-    m->len += 4;
-    if (s) {
-        memcpy(m->buf + m->len, s, n);
-        m->len += n;
-    }
-}
-
-static void msg_add_int(Msg *m, long v)
-{
-    char tmp[32];
-    snprintf(tmp, sizeof tmp, "%ld", v);
-    msg_add(m, tmp);
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int msg_send(Msg *m, int fd)
-{
-    uint32_t payload = (uint32_t)(m->len - 4);
-    memcpy(m->buf, &payload, 4);
-    return write_all(fd, m->buf, m->len);
-}
-
-/* Reading fields back out of a received payload. */
-typedef struct {
-    const uint8_t *p, *end;
-    bool bad;
-} Reader;
-
-/* A malloc'd copy of the next field (NULL for a NULL field or a malformed message). */
-static char *rd_str(Reader *r)
-{
-    uint32_t n;
-    if (r->end - r->p < 4) {
-        r->bad = true;
-        return NULL;
-    }
-    memcpy(&n, r->p, 4);
-    r->p += 4;
-    if (n == NULL_FIELD)
-        return NULL;
-    if ((size_t)(r->end - r->p) < n) {
-        r->bad = true;
-        return NULL;
-    }
-    char *s = malloc((size_t)n + 1);
-    if (s == NULL)
-        abort();
-    memcpy(s, r->p, n);
-    s[n] = 0;
-    r->p += n;
-    return s;
-}
-
-static long rd_int(Reader *r)
-{
-    char *s = rd_str(r);
-    long v = s ? strtol(s, NULL, 10) : 0;
-    free(s);
-    return v;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* When a wait for the worker is over: a wall-clock deadline and a budget of the
- * worker's CPU time. The CPU budget is what decides a TIMEOUT (a loaded machine
- * stretches wall time, not CPU time); the wall deadline is a far backstop for a
- * target that sleeps or blocks. */
-typedef struct {
-    double wall_deadline;     /* CLOCK_MONOTONIC seconds; <= 0: none */
-    bool cpu_limited;
-    clockid_t cpu_clock;      /* the worker's process CPU clock */
-    double cpu_deadline;      /* its reading at which the input is over */
-} Limit;
-
-/* How often a CPU-limited wait looks at the worker's CPU clock. */
-#define CPU_POLL_MS 50
-
-static double clock_s(clockid_t c)
-{
-    struct timespec ts;
-    if (clock_gettime(c, &ts) < 0)
-        return -1;
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static Limit limit_wall(double deadline)
-{
-    Limit l = {deadline, false, 0, 0};
-    return l;
-}
-
-/* Reads exactly n bytes within lim (NULL: no limit). 1 done, 0 end of file, -2 wall
- * deadline passed, -3 CPU budget spent, -1 error. */
-static int read_full(int fd, uint8_t *p, size_t n, const Limit *lim)
-{
-    while (n > 0) {
-        if (lim != NULL && (lim->wall_deadline > 0 || lim->cpu_limited)) {
-            double left = lim->wall_deadline > 0 ? lim->wall_deadline - now_s() : 1e9;
-            if (left <= 0)
-                return -2;
-            int ms = left * 1000 > 1e8 ? 100000000 : (int)(left * 1000) + 1;
-            if (lim->cpu_limited && ms > CPU_POLL_MS)
-                ms = CPU_POLL_MS;
-            struct pollfd pfd = {.fd = fd, .events = POLLIN};
-            int pr = poll(&pfd, 1, ms);
-            if (pr < 0) {
-                if (errno == EINTR)
-                    continue;
-                return -1;
-            }
-            if (pr == 0) {
-                if (lim->cpu_limited && clock_s(lim->cpu_clock) >= lim->cpu_deadline)
-                    return -3;
-                continue;   /* re-checks the deadline */
-            }
-        }
-        ssize_t got = read(fd, p, n);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (got == 0)
-            return 0;
-        p += got;
-        n -= (size_t)got;
-    }
-    return 1;
-}
-
-/* Receives one message into m (payload at m->buf, length m->len). Same returns as
- * read_full. */
-static int msg_recv(Msg *m, int fd, const Limit *lim)
-{
-    uint32_t n;
-    int rc = read_full(fd, (uint8_t *)&n, 4, lim);
-    if (rc != 1)
-        return rc;
-    if (n == 0 || n > MAX_MESSAGE)
-        return -1;
-    m->len = 0;
-    msg_reserve(m, n);
-    rc = read_full(fd, m->buf, n, lim);
-    if (rc == 1)
-        m->len = n;
-    return rc == 0 ? -1 : rc;   /* end of file inside a message: the worker died */
-}
-
-/* ---- the worker's side ---------------------------------------------------- */
-
-typedef struct {
-    int out;
-    Msg msg;
-    long retraces_at_call2;     /* hz_jitstats: retraces counted when call 2 began */
-    long call2_retraces;        /* retraces during call 2, -1 unknown */
-} ServeCtx;
-
-static void send_or_die(ServeCtx *c)
-{
-    if (msg_send(&c->msg, c->out) < 0)
-        _exit(3);   /* the parent is gone */
-}
-
-static void add_obs(Msg *m, const OrObservation *o)
-{
-    msg_add_int(m, o != NULL);
-    for (int s = 0; s < OR_SEC__COUNT; s++)
-        msg_add(m, o ? o->section[s] : NULL);
-}
-
-static void hook_eager(void *ctx, bool invalid, const char *why,
-                       const OrObservation *e1, const OrObservation *e2)
-{
-    ServeCtx *c = ctx;
-    msg_begin(&c->msg, 'E');
-    msg_add_int(&c->msg, invalid);
-    msg_add(&c->msg, why);
-    add_obs(&c->msg, e1);
-    add_obs(&c->msg, e2);
-    send_or_die(c);
-}
-
-static void hook_step(void *ctx, int step)
-{
-    ServeCtx *c = ctx;
-    if (step == 2)
-        c->retraces_at_call2 = hz_jitstats_retraces();
-    else if (step == 3 && c->retraces_at_call2 >= 0)
-        c->call2_retraces = hz_jitstats_retraces() - c->retraces_at_call2;
-    msg_begin(&c->msg, 'S');
-    msg_add_int(&c->msg, step);
-    send_or_die(c);
-}
-
-int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out)
-{
-    ServeCtx c = {.out = out};
-    char err[4096];
-    char *dir = hz_target_file_dir(cfg->target);
-    HzEmbedConfig ec = {cfg->python_path, cfg->n_python_path, dir};
-    HzTarget target;
-    const char *note = NULL;
-    int rc = hz_embed_init(&ec, err, sizeof err);
-    free(dir);
-    if (rc == 0)
-        rc = hz_target_load(cfg->target, cfg->unsupported, &target, err, sizeof err);
-    if (rc == 0 && cfg->faults != NULL && *cfg->faults) {
-        if (hz_target_set_faults(cfg->faults, err, sizeof err) < 0)
-            rc = -1;
-    }
-    if (rc < 0) {
-        msg_begin(&c.msg, 'F');
-        msg_add(&c.msg, err);
-        msg_send(&c.msg, out);
-        free(c.msg.buf);
-        return 2;
-    }
-    msg_begin(&c.msg, 'R');
-    msg_add(&c.msg, target.name);
-    msg_add(&c.msg, note);
-    send_or_die(&c);
-
-    HzProtocol *proto = hz_protocol_new(&target);
-    HzProtocolHooks hooks = {hook_eager, hook_step, &c};
-    Msg req = {0};
-    for (;;) {
-        int r = msg_recv(&req, in, NULL);
-        if (r != 1)
-            break;   /* the parent closed the pipe: done */
-        Reader rd = {req.buf + 1, req.buf + req.len, false};
-        if (req.buf[0] != 'I') {
-            fprintf(stderr, "tracefuzz worker: unexpected message '%c'\n", req.buf[0]);
-            abort();
-        }
-        char *filename = rd_str(&rd);
-        char *source = rd_str(&rd);
-        if (rd.bad || filename == NULL || source == NULL) {
-            fprintf(stderr, "tracefuzz worker: malformed input message\n");
-            abort();
-        }
-        HzOutcome o;
-        c.retraces_at_call2 = -1;
-        c.call2_retraces = -1;
-        if (hz_protocol_run(proto, source, filename, &hooks, &o) < 0) {
-            fprintf(stderr, "tracefuzz worker: out of memory deciding a verdict\n");
-            abort();
-        }
-        msg_begin(&c.msg, 'O');
-        msg_add_int(&c.msg, (long)o.kind);
-        msg_add(&c.msg, o.signature);
-        msg_add(&c.msg, o.report);
-        for (int i = 0; i < 3; i++)
-            msg_add(&c.msg, o.obs_text[i]);
-        char *jst = hz_jitstats_take();    /* trailing fields: reuse statistics */
-        msg_add(&c.msg, jst);
-        msg_add_int(&c.msg, c.call2_retraces);
-        free(jst);
-        send_or_die(&c);
-        hz_outcome_clear(&o);
-        free(filename);
-        free(source);
-    }
-    hz_protocol_free(proto);
-    hz_target_clear(&target);
-    free(req.buf);
-    free(c.msg.buf);
-    return 0;
-}
-
-/* ---- the parent's side ---------------------------------------------------- */
+/* After the input's child was killed, how long the worker may take to say so. */
+#define REAP_TIMEOUT_S 10.0
+/* The channel's ends in the worker: far from 0/1/2 and from what programs open. */
+#define CHANNEL_FD_MIN 100
 
 struct HzWorker {
     const HzWorkerConfig *cfg;
     HzTarget target;           /* in_process only */
     HzProtocol *proto;         /* in_process only; non-NULL once started */
-    pid_t pid;
+    pid_t pid;                 /* the worker (its own process group) */
+    pid_t child;               /* the running input's child (its own group), or -1 */
     int to_worker, from_worker;
+    uint64_t token;
+    char *workdir;             /* the worker's temporary directory (malloc'd) */
     char *target_name;
     char *note;
     unsigned restarts;
-    Msg msg;
+    HzMsg msg;
     char *jitstats;            /* the last input's reuse statistics (malloc'd) or NULL */
     long call2_retraces;
 };
@@ -371,7 +50,7 @@ HzWorker *hz_worker_new(const HzWorkerConfig *cfg)
     if (w == NULL)
         abort();
     w->cfg = cfg;
-    w->pid = -1;
+    w->pid = w->child = -1;
     w->to_worker = w->from_worker = -1;
     signal(SIGPIPE, SIG_IGN);   /* a dead worker shows as EPIPE, not as our death */
     return w;
@@ -392,10 +71,22 @@ unsigned hz_worker_restarts(const HzWorker *w)
     return w->restarts;
 }
 
-/* Reaps the worker (killing it first when kill_it). Returns the wait status. */
+/* Kills the running input's child and everything in its process group (with
+ * --isolation shared, the worker's). */
+static void kill_child(HzWorker *w)
+{
+    if (w->child > 0)
+        kill(-w->child, SIGKILL);
+    w->child = -1;
+}
+
+/* Ends the worker (killing its process group, and the input's, first when kill_it),
+ * removes its directory. Returns the worker's wait status. */
 static int reap(HzWorker *w, bool kill_it)
 {
     int status = 0;
+    if (kill_it)
+        kill_child(w);
     if (w->to_worker >= 0)
         close(w->to_worker);
     if (w->from_worker >= 0)
@@ -403,12 +94,27 @@ static int reap(HzWorker *w, bool kill_it)
     w->to_worker = w->from_worker = -1;
     if (w->pid > 0) {
         if (kill_it)
-            kill(w->pid, SIGKILL);
+            kill(-w->pid, SIGKILL);
         while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
             ;
+        kill(-w->pid, SIGKILL);   /* anything of its group that outlived it */
     }
     w->pid = -1;
+    if (w->workdir != NULL) {
+        hz_remove_tree(w->workdir);
+        free(w->workdir);
+        w->workdir = NULL;
+    }
     return status;
+}
+
+/* Moves fd to CHANNEL_FD_MIN or above, close-on-exec. Returns the new fd or -1. */
+static int park_fd(int fd)
+{
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, CHANNEL_FD_MIN);
+    if (moved >= 0)
+        close(fd);
+    return moved;
 }
 
 /* --no-fork: CPython and the target in this process, exactly as a worker sets
@@ -439,9 +145,19 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
         return 0;
     if (w->cfg->in_process)
         return start_in_process(w, err, errlen);
+    char tmpl[] = "/tmp/tracefuzz-worker-XXXXXX";
+    if (mkdtemp(tmpl) == NULL) {
+        snprintf(err, errlen, "cannot make the worker's directory: %s", strerror(errno));
+        return -1;
+    }
+    w->workdir = strdup(tmpl);
+    if (w->workdir == NULL)
+        abort();
+    w->token = hz_random_token();
     int down[2], up[2];
-    if (pipe(down) < 0 || pipe(up) < 0) {
+    if (pipe2(down, O_CLOEXEC) < 0 || pipe2(up, O_CLOEXEC) < 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
+        reap(w, false);
         return -1;
     }
     fflush(stdout);
@@ -453,11 +169,14 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
         close(down[1]);
         close(up[0]);
         close(up[1]);
+        reap(w, false);
         return -1;
     }
     if (pid == 0) {
+        setpgid(0, 0);   /* killed as a group; not in the terminal's job (Ctrl-C) */
         close(down[1]);
         close(up[0]);
+        int in = park_fd(down[0]), out = park_fd(up[1]);
         /* Verdict lines own stdout: whatever programs or targets print goes to
          * stderr. */
         dup2(2, 1);
@@ -466,38 +185,48 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
             dup2(devnull, 0);
             close(devnull);
         }
-        int rc = hz_worker_serve(w->cfg, down[0], up[1]);
+        if (in < 0 || out < 0)
+            _exit(2);
+        int rc = hz_worker_serve(w->cfg, in, out, w->token, w->workdir);
         _exit(rc);   /* no atexit handlers, no Py_Finalize: the process is done */
     }
+    setpgid(pid, pid);
     close(down[0]);
     close(up[1]);
     w->pid = pid;
     w->to_worker = down[1];
     w->from_worker = up[0];
 
-    Limit start_limit = limit_wall(now_s() + START_TIMEOUT_S);
-    int rc = msg_recv(&w->msg, w->from_worker, &start_limit);
-    if (rc == 1 && w->msg.buf[0] == 'R') {
-        Reader rd = {w->msg.buf + 1, w->msg.buf + w->msg.len, false};
+    HzLimit lim = {hz_now_s() + START_TIMEOUT_S, false, 0, 0, pid};
+    pid_t sender = -1;
+    const char *why = NULL;
+    int rc = hz_msg_recv(&w->msg, w->from_worker, w->token, &lim, &sender, &why);
+    if (rc == HZ_RECV_OK && sender == pid && w->msg.buf[0] == 'R') {
+        HzReader rd = hz_reader(&w->msg);
         free(w->target_name);
         free(w->note);
-        w->target_name = rd_str(&rd);
-        w->note = rd_str(&rd);
+        w->target_name = hz_rd_str(&rd);
+        w->note = hz_rd_str(&rd);
         if (w->target_name == NULL)
             w->target_name = strdup("?");
         return 0;
     }
-    if (rc == 1 && w->msg.buf[0] == 'F') {
-        Reader rd = {w->msg.buf + 1, w->msg.buf + w->msg.len, false};
-        char *m = rd_str(&rd);
+    if (rc == HZ_RECV_OK && sender == pid && w->msg.buf[0] == 'F') {
+        HzReader rd = hz_reader(&w->msg);
+        char *m = hz_rd_str(&rd);
         snprintf(err, errlen, "%s", m ? m : "the worker could not start");
         free(m);
         reap(w, true);
         return -1;
     }
     int status = reap(w, true);
-    if (rc == -2)
+    if (rc == HZ_RECV_WALL)
         snprintf(err, errlen, "the worker did not start within %.0f s", START_TIMEOUT_S);
+    else if (rc == HZ_RECV_INTERRUPTED)
+        snprintf(err, errlen, "interrupted by signal %d", hz_channel_interrupted());
+    else if (rc == HZ_RECV_CORRUPT || rc == HZ_RECV_OK)
+        snprintf(err, errlen, "the worker's first message was corrupted (%s)",
+                 why ? why : "not a ready message");
     else if (WIFSIGNALED(status))
         snprintf(err, errlen, "the worker died while starting (signal %d, %s)",
                  WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -525,43 +254,66 @@ static void partial_clear(Partial *pt)
     memset(pt, 0, sizeof *pt);
 }
 
-static void read_obs(Reader *rd, bool *have, OrObservation *o)
+static void read_obs(HzReader *rd, bool *have, OrObservation *o)
 {
-    *have = rd_int(rd) != 0;
+    *have = hz_rd_int(rd) != 0;
     for (int s = 0; s < OR_SEC__COUNT; s++)
-        o->section[s] = rd_str(rd);
+        o->section[s] = hz_rd_str(rd);
 }
 
-/* How an attempt at an input ended when the worker stopped answering. */
-typedef enum { LOST_DIED, LOST_CPU, LOST_WALL } LostHow;
+/* How an attempt at an input ended when it gave no outcome. */
+typedef enum {
+    LOST_DIED,       /* the input's process died or exited before reporting */
+    LOST_AFTER,      /* ... or died after reporting (a thread it left running) */
+    LOST_CPU,        /* over the CPU-time limit */
+    LOST_WALL,       /* over the wall-clock backstop */
+    LOST_CORRUPT,    /* its channel carried a forged or garbled frame */
+    LOST_WORKER,     /* the worker itself died */
+} LostHow;
 
-/* The verdict of an input whose worker died (signal/status) or timed out (how, at
- * scale times the configured limits, on its second try). */
-static void decide_lost(HzWorker *w, const Partial *pt, const char *source, LostHow how,
-                        double scale, int status, HzOutcome *out)
+typedef struct {
+    LostHow how;
+    int status;          /* wait status (LOST_DIED, LOST_AFTER, LOST_WORKER) */
+    const char *why;     /* LOST_CORRUPT: what was wrong (static text) */
+    char detail[96];     /* LOST_CORRUPT: more about it */
+} Lost;
+
+/* The verdict of an input that gave no outcome, its limits scaled by scale on its
+ * second try. */
+static void decide_lost(HzWorker *w, const Partial *pt, const char *source, const Lost *l,
+                        double scale, HzOutcome *out)
 {
     char msg[512];
-    bool timed_out = how != LOST_DIED;
+    bool timed_out = l->how == LOST_CPU || l->how == LOST_WALL;
+    int sig = (l->how == LOST_DIED || l->how == LOST_AFTER || l->how == LOST_WORKER) &&
+              WIFSIGNALED(l->status) ? WTERMSIG(l->status) : 0;
+    const char *who = l->how == LOST_WORKER ? "the worker process" : "the input's process";
+    const char *when = l->how == LOST_AFTER ? " after it had reported its outcome (a thread "
+                                              "or handler it left running)" : "";
     OrVerdictInput in;
     memset(&in, 0, sizeof in);
     in.program_source = source;
     hz_hint_bind(&in, source);   /* a crash message naming an attribute names its kind */
-    if (how == LOST_CPU)
+    if (l->how == LOST_CPU)
         snprintf(msg, sizeof msg, "exceeded the CPU time limit of %g s, and of %g s when "
-                 "run again in a fresh worker (the worker was killed)",
+                 "run again in a fresh process (it was killed)",
                  w->cfg->timeout, w->cfg->timeout * scale);
-    else if (how == LOST_WALL)
+    else if (l->how == LOST_WALL)
         snprintf(msg, sizeof msg, "did not finish within %g s of wall-clock time, nor "
-                 "within %g s when run again (the worker was killed; it was blocked or "
-                 "sleeping, not computing: its CPU limit is %g s)",
+                 "within %g s when run again (it was killed; it was blocked or sleeping, "
+                 "not computing: its CPU limit is %g s)",
                  w->cfg->timeout * HZ_WALL_FACTOR, w->cfg->timeout * HZ_WALL_FACTOR * scale,
                  w->cfg->timeout * scale);
-    else if (WIFSIGNALED(status))
-        snprintf(msg, sizeof msg, "the worker process died with signal %d (%s)",
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (l->how == LOST_CORRUPT)
+        snprintf(msg, sizeof msg, "the worker's report was corrupted (%s%s): user code "
+                 "wrote to tracefuzz's channel, or a process it forked kept running",
+                 l->why ? l->why : "?", l->detail);
+    else if (sig != 0)
+        snprintf(msg, sizeof msg, "%s died with signal %d (%s)%s", who, sig,
+                 strsignal(sig), when);
     else
-        snprintf(msg, sizeof msg, "the worker process exited with status %d",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        snprintf(msg, sizeof msg, "%s exited with status %d without reporting an "
+                 "outcome%s", who, WIFEXITED(l->status) ? WEXITSTATUS(l->status) : -1, when);
     char why[700];
     if (!pt->have_eager || pt->invalid) {
         /* The eager runs themselves hung or crashed: not a program we can test. */
@@ -576,7 +328,9 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, Lost
         in.eager2 = pt->have[1] ? &pt->obs[1] : NULL;
         in.target_end = timed_out ? OR_TARGET_TIMEOUT : OR_TARGET_DIED;
         in.step = pt->step < 0 ? 0 : pt->step;
-        in.signal = (!timed_out && WIFSIGNALED(status)) ? WTERMSIG(status) : 0;
+        in.signal = sig;
+        in.exit_status = l->how == LOST_CORRUPT ? -1
+                         : WIFEXITED(l->status) ? WEXITSTATUS(l->status) : 0;
         in.target_message = msg;
     }
     OrVerdict v;
@@ -591,31 +345,54 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, Lost
     out->report = v.report;
 }
 
-/* The worker's process CPU clock and its reading now; false when the kernel does
- * not give it (then only the wall-clock backstop limits the input). */
-static bool worker_cpu(pid_t pid, clockid_t *clock, double *now)
+/* The input's child's process CPU clock and its reading now; false when the kernel
+ * does not give it (then only the wall-clock backstop limits the input). */
+static bool child_cpu(pid_t pid, clockid_t *clock, double *now)
 {
     if (clock_getcpuclockid(pid, clock) != 0)
         return false;
-    *now = clock_s(*clock);
+    *now = hz_clock_s(*clock);
     return *now >= 0;
 }
 
-/* One attempt at an input in the worker, limits scaled by scale. Returns 1 with out
- * filled (the worker answered), 0 when the worker was lost (*how, *status, pt keeps
- * what it said first), -1 with err when no worker starts. */
-static int attempt(HzWorker *w, const char *filename, const char *source, double scale,
-                   HzOutcome *out, Partial *pt, LostHow *how, int *status,
-                   char *err, size_t errlen)
+/* After the input's child was killed: waits for the worker's 'X'. True when it came
+ * (the worker is alive and warm), false when the worker had to be reaped. */
+static bool await_reaped(HzWorker *w)
 {
+    HzLimit lim = {hz_now_s() + REAP_TIMEOUT_S, false, 0, 0, w->pid};
+    for (;;) {
+        pid_t sender;
+        const char *why;
+        int rc = hz_msg_recv(&w->msg, w->from_worker, w->token, &lim, &sender, &why);
+        if (rc != HZ_RECV_OK)
+            break;
+        if (sender == w->pid && w->msg.buf[0] == 'X') {
+            w->child = -1;
+            return true;
+        }
+        /* the killed child's last frames: skip them */
+    }
+    reap(w, true);
+    w->restarts++;
+    return false;
+}
+
+/* One attempt at an input, limits scaled by scale. Returns 1 with out filled, 0
+ * when the input gave no outcome (*lost says how; pt keeps what it said first), -1
+ * with err when no worker starts, -2 when interrupted by a signal. */
+static int attempt(HzWorker *w, const char *filename, const char *source, double scale,
+                   HzOutcome *out, Partial *pt, Lost *lost, char *err, size_t errlen)
+{
+    memset(pt, 0, sizeof *pt);
+    pt->step = -1;
+    memset(lost, 0, sizeof *lost);
     for (int tries = 0; ; tries++) {
         if (hz_worker_start(w, err, errlen) < 0)
-            return -1;
-        Msg *m = &w->msg;
-        msg_begin(m, 'I');
-        msg_add(m, filename);
-        msg_add(m, source);
-        if (msg_send(m, w->to_worker) == 0)
+            return hz_channel_interrupted() ? -2 : -1;
+        hz_msg_begin(&w->msg, 'I');
+        hz_msg_add(&w->msg, filename);
+        hz_msg_add(&w->msg, source);
+        if (hz_msg_send(&w->msg, w->to_worker, w->token) == 0)
             break;
         /* Died between inputs (nothing of this input ran): start afresh, once. */
         reap(w, true);
@@ -625,59 +402,103 @@ static int attempt(HzWorker *w, const char *filename, const char *source, double
             return -1;
         }
     }
-
-    memset(pt, 0, sizeof *pt);
-    pt->step = -1;
-    Limit lim = limit_wall(0);
-    if (w->cfg->timeout > 0) {
-        double cpu_now;
-        lim.wall_deadline = now_s() + w->cfg->timeout * HZ_WALL_FACTOR * scale;
-        lim.cpu_limited = worker_cpu(w->pid, &lim.cpu_clock, &cpu_now);
-        lim.cpu_deadline = cpu_now + w->cfg->timeout * scale;
-    }
+    bool got_outcome = false;
+    HzLimit lim = {0, false, 0, 0, w->pid};
+    if (w->cfg->timeout > 0)
+        lim.wall_deadline = hz_now_s() + w->cfg->timeout * HZ_WALL_FACTOR * scale;
     for (;;) {
-        int rc = msg_recv(&w->msg, w->from_worker, &lim);
-        if (rc != 1) {
-            *how = rc == -3 ? LOST_CPU : rc == -2 ? LOST_WALL : LOST_DIED;
-            *status = reap(w, true);
+        pid_t sender = -1;
+        const char *why = NULL;
+        int rc = hz_msg_recv(&w->msg, w->from_worker, w->token, &lim, &sender, &why);
+        if (rc == HZ_RECV_CPU || rc == HZ_RECV_WALL) {
+            lost->how = rc == HZ_RECV_CPU ? LOST_CPU : LOST_WALL;
+            kill_child(w);
+            await_reaped(w);
+            return 0;
+        }
+        if (rc == HZ_RECV_INTERRUPTED) {
+            reap(w, true);
+            return -2;
+        }
+        if (rc != HZ_RECV_OK) {
+            /* The worker ended, or the channel is garbled: nothing more can be read. */
+            lost->how = rc == HZ_RECV_CORRUPT ? LOST_CORRUPT : LOST_WORKER;
+            lost->why = why;
+            lost->status = reap(w, true);
             w->restarts++;
             return 0;
         }
-        Reader rd = {w->msg.buf + 1, w->msg.buf + w->msg.len, false};
-        switch (w->msg.buf[0]) {
-        case 'E':
+        HzReader rd = hz_reader(&w->msg);
+        char type = (char)w->msg.buf[0];
+        bool from_worker = sender == w->pid, from_child = w->child > 0 && sender == w->child;
+        if (from_worker && type == 'C' && w->child < 0) {
+            w->child = (pid_t)hz_rd_int(&rd);
+            double cpu_now;
+            if (w->cfg->timeout > 0 && child_cpu(w->child, &lim.cpu_clock, &cpu_now)) {
+                lim.cpu_limited = true;
+                lim.cpu_deadline = cpu_now + w->cfg->timeout * scale;
+            }
+        }
+        else if (from_worker && type == 'X') {
+            int status = (int)hz_rd_int(&rd);
+            w->child = -1;
+            if (status == -1) {
+                snprintf(err, errlen, "the worker cannot start a process for the input");
+                if (got_outcome)
+                    hz_outcome_clear(out);
+                return -1;
+            }
+            bool crashed = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status));
+            if (got_outcome && !crashed)
+                return 1;
+            if (got_outcome)
+                hz_outcome_clear(out);
+            lost->how = got_outcome ? LOST_AFTER : LOST_DIED;
+            lost->status = status;
+            return 0;
+        }
+        else if (from_child && type == 'E' && !got_outcome) {
             partial_clear(pt);
             pt->step = -1;
             pt->have_eager = true;
-            pt->invalid = rd_int(&rd) != 0;
-            pt->why = rd_str(&rd);
+            pt->invalid = hz_rd_int(&rd) != 0;
+            pt->why = hz_rd_str(&rd);
             read_obs(&rd, &pt->have[0], &pt->obs[0]);
             read_obs(&rd, &pt->have[1], &pt->obs[1]);
-            break;
-        case 'S':
-            pt->step = (int)rd_int(&rd);
-            break;
-        case 'O':
-            out->kind = (OrVerdictKind)rd_int(&rd);
-            out->signature = rd_str(&rd);
-            out->report = rd_str(&rd);
+        }
+        else if (from_child && type == 'S' && !got_outcome) {
+            pt->step = (int)hz_rd_int(&rd);
+        }
+        else if (from_child && type == 'O' && !got_outcome) {
+            memset(out, 0, sizeof *out);
+            out->kind = (OrVerdictKind)hz_rd_int(&rd);
+            out->signature = hz_rd_str(&rd);
+            out->report = hz_rd_str(&rd);
             for (int i = 0; i < 3; i++)
-                out->obs_text[i] = rd_str(&rd);
-            w->jitstats = rd_str(&rd);
-            w->call2_retraces = rd_int(&rd);
-            if (rd.bad || out->kind < 0 || out->kind >= OR_VERDICT__COUNT) {
-                fprintf(stderr, "tracefuzz: malformed outcome from the worker\n");
-                abort();
-            }
-            return 1;
-        default:
-            fprintf(stderr, "tracefuzz: unexpected message '%c' from the worker\n",
-                    w->msg.buf[0]);
-            abort();
+                out->obs_text[i] = hz_rd_str(&rd);
+            free(w->jitstats);
+            w->jitstats = hz_rd_str(&rd);
+            w->call2_retraces = hz_rd_int(&rd);
+            got_outcome = true;
+            if (rd.bad || out->kind < 0 || out->kind >= OR_VERDICT__COUNT)
+                rd.bad = true;
+        }
+        else {
+            rd.bad = true;
+            why = from_worker || from_child ? "a message out of order"
+                                            : "a frame from another process";
+            snprintf(lost->detail, sizeof lost->detail, ": '%c' from pid %ld",
+                     type >= 32 && type < 127 ? type : '?', (long)sender);
         }
         if (rd.bad) {
-            fprintf(stderr, "tracefuzz: malformed message from the worker\n");
-            abort();
+            if (got_outcome)
+                hz_outcome_clear(out);
+            lost->how = LOST_CORRUPT;
+            lost->why = why ? why : "a malformed message";
+            kill_child(w);
+            lost->status = reap(w, true);
+            w->restarts++;
+            return 0;
         }
     }
 }
@@ -700,22 +521,22 @@ int hz_worker_run(HzWorker *w, const char *filename, const char *source,
         return 0;
     }
     Partial pt;
-    LostHow how = LOST_DIED;
-    int status = 0;
-    int rc = attempt(w, filename, source, 1.0, out, &pt, &how, &status, err, errlen);
-    if (rc == 0 && how != LOST_DIED) {
+    Lost lost;
+    int rc = attempt(w, filename, source, 1.0, out, &pt, &lost, err, errlen);
+    if (rc == 0 && (lost.how == LOST_CPU || lost.how == LOST_WALL)) {
         /* A timeout may be the machine's load or a slow first import: the input
-         * gets a second try in a fresh worker with HZ_RETRY_FACTOR times the limits
-         * before it is called a TIMEOUT. */
+         * gets a second try in a fresh process with HZ_RETRY_FACTOR times the
+         * limits before it is called a TIMEOUT. */
         partial_clear(&pt);
-        rc = attempt(w, filename, source, HZ_RETRY_FACTOR, out, &pt, &how, &status,
-                     err, errlen);
+        rc = attempt(w, filename, source, HZ_RETRY_FACTOR, out, &pt, &lost, err, errlen);
     }
     if (rc == 0)
-        decide_lost(w, &pt, source, how, HZ_RETRY_FACTOR, status, out);
+        decide_lost(w, &pt, source, &lost, HZ_RETRY_FACTOR, out);
     if (rc >= 0)
         partial_clear(&pt);
-    return rc < 0 ? -1 : 0;
+    if (rc == -2)
+        snprintf(err, errlen, "interrupted by signal %d", hz_channel_interrupted());
+    return rc < 0 ? rc : 0;
 }
 
 const char *hz_worker_jitstats(const HzWorker *w, long *call2_retraces)
@@ -733,14 +554,10 @@ void hz_worker_free(HzWorker *w)
         hz_protocol_free(w->proto);
         hz_target_clear(&w->target);
     }
-    if (w->pid > 0) {
-        /* Closing its input ends the worker's loop; it exits on its own. */
-        close(w->to_worker);
-        w->to_worker = -1;
-        reap(w, false);
-    }
+    /* Closing its input ends the worker's loop; after an interruption it is killed. */
+    reap(w, hz_channel_interrupted() != 0 || w->child > 0);
     free(w->target_name);
     free(w->note);
-    free(w->msg.buf);
+    hz_msg_free(&w->msg);
     free(w);
 }

@@ -38,6 +38,8 @@
  *     --timeout S        CPU-time limit per input in seconds (default 10; 10x as
  *                        much wall time as a backstop; an input over it runs once
  *                        more with 3x the limits before it is TIMEOUT)
+ *     --isolation fork|shared  a fresh process per input (default), or inputs
+ *                        one after the other in the warm worker (faster)
  *     --findings DIR     write reports there instead of stderr
  *     --quiet            print only failed inputs' lines and the summary
  *     --stats            print the built-in tracer's trace-reuse statistics summed
@@ -106,6 +108,7 @@
  */
 #include "hz_input.h"
 #include "hz_program.h"
+#include "hz_channel.h"
 #include "hz_preflight.h"
 #include "hz_worker.h"
 #include "hz_jitstats.h"
@@ -147,7 +150,8 @@ static const char usage_main[] =
 
 static const char usage_run[] =
     "usage: tracefuzz run [--target T] [--unsupported MOD:EXC] [--python-path DIR]...\n"
-    "                     [--faults F1,F2] [--strict] [--timeout S] [--findings DIR]\n"
+    "                     [--faults F1,F2] [--strict] [--timeout S] [--isolation M]\n"
+    "                     [--findings DIR]\n"
     "                     [--quiet] [--stats] [--no-fork] PATH...\n"
     "\n"
     "Runs each input (files; directories recursively, sorted) eagerly twice and once\n"
@@ -163,6 +167,9 @@ static const char usage_run[] =
     "  --timeout S        CPU-time limit per input in seconds (default 10; 10x as\n"
     "                     much wall time as a backstop); an input over it runs\n"
     "                     once more with 3x the limits before it is TIMEOUT\n"
+    "  --isolation M      fork (default): each input in a process forked from the\n"
+    "                     warm worker, so nothing it changes reaches the next input;\n"
+    "                     shared: inputs one after the other in the worker (faster)\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
     "  --quiet            print only failures and the summary\n"
     "  --stats            print the tracer's trace-reuse statistics summed over the run\n"
@@ -543,20 +550,55 @@ typedef struct {
     const char *findings;
     bool strict, quiet, stats;
     const char *faults;
+    const char *target_name;   /* as the worker resolved it, for the report */
 } RunOptions;
 
-/* The base name of path without its extension, for findings files. malloc'd. */
-static char *stem_of(const char *path)
+/* The command line, for findings' reports (set by main). */
+static char command_line[2048];
+
+static void remember_command_line(int argc, char **argv)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    char *s = strdup(base);
-    if (s == NULL)
+    size_t o = 0;
+    for (int i = 0; i < argc && o + 4 < sizeof command_line; i++) {
+        int w = snprintf(command_line + o, sizeof command_line - o, "%s%s",
+                         i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+}
+
+/* A finding's file name: its signature made file-safe, then a hash of the input's
+ * bytes. The same input failing the same way always gets the same name (a rerun
+ * overwrites it with itself); two different inputs never share one, whatever their
+ * own names (two crash-000 files of two runs stay two findings). malloc'd. */
+static char *finding_name(const char *signature, const void *data, size_t size)
+{
+    uint64_t h = 1469598103934665603ULL;   /* FNV-1a 64 */
+    for (size_t i = 0; i < size; i++) {
+        h ^= ((const unsigned char *)data)[i];
+        h *= 1099511628211ULL;
+    }
+    char slug[96];
+    size_t o = 0;
+    for (const char *p = signature ? signature : "finding"; *p && o < 80; p++) {
+        char c = *p;
+        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '_' || c == '.';
+        if (keep)
+            slug[o++] = c;
+        else if (o > 0 && slug[o - 1] != '-')
+            slug[o++] = '-';
+    }
+    while (o > 0 && slug[o - 1] == '-')
+        o--;
+    slug[o] = 0;
+    char *name = malloc(o + 24);
+    if (name == NULL)
         abort();
-    char *dot = strrchr(s, '.');
-    if (dot != NULL && dot != s)
-        *dot = 0;
-    return s;
+    snprintf(name, o + 24, "%s-%012llx", o ? slug : "finding",
+             (unsigned long long)(h & 0xffffffffffffULL));
+    return name;
 }
 
 /* Occurrences of needle in hay. The report quotes the program, expectation headers
@@ -572,10 +614,17 @@ static size_t count_of(const char *hay, const char *needle)
     return n;
 }
 
+/* The file name (without extension) of an input's finding. malloc'd. */
+static char *finding_stem(const HzInput *in, const HzOutcome *oc)
+{
+    return in->is_source ? finding_name(oc->signature, in->source, strlen(in->source))
+                         : finding_name(oc->signature, in->data, in->size);
+}
+
 static void write_finding(const RunOptions *o, const HzInput *in, const HzOutcome *oc,
                           const char *line)
 {
-    char *stem = stem_of(in->path);
+    char *stem = finding_stem(in, oc);
     size_t n = strlen(o->findings) + strlen(stem) + 16;
     char *path = malloc(n);
     if (path == NULL)
@@ -585,7 +634,14 @@ static void write_finding(const RunOptions *o, const HzInput *in, const HzOutcom
     snprintf(path, n, "%s/%s.report", o->findings, stem);
     FILE *f = fopen(path, "w");
     if (f != NULL) {
-        fprintf(f, "%s\n\n%s\n", line, oc->report ? oc->report : "");
+        time_t now = time(NULL);
+        char when[64];
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        fprintf(f, "%s\n\ninput: %s\ntarget: %s\nfaults: %s\ntracefuzz: %s (decoder "
+                "version %d, observation version %d)\ncommand: %s\ntime: %s\n\n%s\n",
+                line, in->path, o->target_name ? o->target_name : "?",
+                o->faults ? o->faults : "none", TF_VERSION, HZ_DECODER_VERSION,
+                OR_OBS_VERSION, command_line, when, oc->report ? oc->report : "");
         static const char *const names[3] = {"eager run 1", "eager run 2", "target run"};
         for (int i = 0; i < 3; i++)
             if (oc->obs_text[i] != NULL)
@@ -606,6 +662,24 @@ static void write_finding(const RunOptions *o, const HzInput *in, const HzOutcom
                 in->path, o->findings, strerror(errno));
     free(path);
     free(stem);
+}
+
+/* SIGINT and SIGTERM end a run early but cleanly: the waits for workers return
+ * (hz_channel.h), every worker and input process is killed with its group, the
+ * summary covers what ran, and the exit status is 128 + the signal. */
+static void on_interrupt(int sig)
+{
+    hz_channel_on_signal(sig);
+}
+
+static void on_signals_interrupt(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;   /* no SA_RESTART: a blocked wait returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 /* A failing input's finding (files under --findings) or, without it, its report on
@@ -710,6 +784,15 @@ static int cmd_run(int argc, char **argv)
             o.wc.in_process = true;
             continue;
         }
+        else if (strcmp(a, "--isolation") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "fork") != 0 && strcmp(v, "shared") != 0) {
+                rc = usage_error(usage_run, "--isolation %s: want fork or shared", v);
+                goto done;
+            }
+            o.wc.shared = strcmp(v, "shared") == 0;
+            continue;
+        }
         else if (a[0] == '-' && a[1] != 0) {
             rc = usage_error(usage_run, "unknown option %s", a);
             goto done;
@@ -752,6 +835,7 @@ static int cmd_run(int argc, char **argv)
         goto done;
     }
     const char *target = hz_worker_target_name(w);
+    o.target_name = target;
     if (o.wc.target == NULL)
         fprintf(stderr, "tracefuzz run: target %s (the default)\n", target);
     if (hz_worker_note(w) != NULL)
@@ -764,6 +848,8 @@ static int cmd_run(int argc, char **argv)
 
     jst = o.stats ? hz_jitstats_new() : NULL;
     unsigned long fed = 0;   /* inputs the target ran (not the unreadable ones) */
+    int interrupted = 0;     /* the signal that ended the run early */
+    on_signals_interrupt();
     bool target_problem = false;
     unsigned long counts[OR_VERDICT__COUNT] = {0};
     unsigned long passed = 0, failed = 0, errors = 0;
@@ -791,7 +877,15 @@ static int cmd_run(int argc, char **argv)
         }
         HzOutcome oc;
         const char *filename = in.is_source ? in.path : "<tfprog>";
-        if (hz_worker_run(w, filename, in.source, &oc, err, sizeof err) < 0) {
+        int wr = hz_worker_run(w, filename, in.source, &oc, err, sizeof err);
+        if (wr == -2) {
+            free(want);
+            free(want_report);
+            hz_input_clear(&in);
+            interrupted = hz_channel_interrupted();
+            break;
+        }
+        if (wr < 0) {
             fprintf(stderr, "tracefuzz run: %s\n", err);
             free(want);
             free(want_report);
@@ -896,8 +990,12 @@ static int cmd_run(int argc, char **argv)
         held_release(&o, held, &nheld, false);
     }
     held_release(&o, held, &nheld, true);
+    if (interrupted)
+        fprintf(stderr, "tracefuzz run: interrupted by %s after %lu of %zu inputs; "
+                "the summary covers those\n", strsignal(interrupted), fed, nfiles);
     printf("%lu passed, %lu failed\n", passed, failed);
-    rc = target_problem ? EXIT_USAGE : failed > 0 ? 1 : 0;
+    rc = interrupted ? 128 + interrupted
+         : target_problem ? EXIT_USAGE : failed > 0 ? 1 : 0;
 done:
     held_release(&o, held, &nheld, false);
     hz_samefail_clear(&same);
@@ -1299,28 +1397,9 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
         }
         char line[4096];
         snprintf(line, sizeof line, "%s: %s", in.path, sig);
-        /* Name the files after the artifact, in DIR/findings: libFuzzer's crash-SHA1,
-         * or for AFL++'s DIR/afl/fN/crashes/id:NNNNNN,sig:..  fN-crash-NNNNNN. */
-        char *stem;
-        const char *kind = strstr(in.path, "/crashes/id:") ? "crash"
-                           : strstr(in.path, "/hangs/id:") ? "hang" : NULL;
-        if (kind != NULL) {
-            const char *id = strstr(in.path, "/id:") + 4;
-            const char *inst = strstr(in.path, "/afl/f");
-            unsigned f = inst != NULL ? (unsigned)strtoul(inst + 6, NULL, 10) : 0;
-            stem = malloc(64);
-            if (stem == NULL)
-                abort();
-            snprintf(stem, 64, "f%u-%s-%.6s", f, kind, id);
-        }
-        else {
-            stem = stem_of(in.path);
-        }
-        HzInput named = in;
-        char npath[4096];
-        snprintf(npath, sizeof npath, "%s/%s", findings, stem);
-        named.path = npath;
-        write_finding(&ro, &named, &oc, line);
+        /* Files named by signature and content (finding_name), in DIR/findings. */
+        char *stem = finding_stem(&in, &oc);
+        write_finding(&ro, &in, &oc, line);
         size_t k = 0;
         while (k < *nsigs && strcmp(sigs[k].signature, sig) != 0)
             k++;
@@ -1501,7 +1580,9 @@ static int cmd_fuzz(int argc, char **argv)
     snprintf(aflout, sizeof aflout, "%s/afl", o.out);
     /* Findings and artifacts are this run's; the corpus carries over. */
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", artifacts, findings, aflout);
+    /* Findings of earlier runs stay (named by signature and content: a rerun of the
+     * same input overwrites it with itself); the engine's own files are this run's. */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", artifacts, aflout);
     if (strchr(o.out, '\'') != NULL || system(cmd) != 0) {
         fprintf(stderr, "tracefuzz fuzz: cannot clear %s\n", o.out);
         rc = EXIT_USAGE;
@@ -1696,12 +1777,13 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    remember_command_line(argc, argv);
     if (is_help(cmd) || strcmp(cmd, "help") == 0) {
         fputs(usage_main, stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("tracefuzz (decoder version %d, observation version %d)\n",
+        printf("tracefuzz " TF_VERSION " (decoder version %d, observation version %d)\n",
                HZ_DECODER_VERSION, OR_OBS_VERSION);
         return 0;
     }

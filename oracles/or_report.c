@@ -194,6 +194,16 @@ or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signat
     if (in->hint_desc_kind != NULL) {
         or_buf_printf(&b, "involved: %s\n", in->hint_desc_kind);
     }
+    if (kind == OR_TARGET_CRASH && in->crash_state != NULL) {
+        /* What the signature says, spelled out; the step it leaves out. */
+        or_buf_printf(&b, "crash state: %s (the innermost exception of the chain @ the "
+                          "target's innermost frames), message %s",
+                      in->crash_state, in->crash_message ? in->crash_message : "-");
+        if (in->step >= 1 && in->step <= OR_STEPS) {
+            or_buf_printf(&b, ", in step %d", in->step);
+        }
+        or_buf_puts(&b, "\n");
+    }
     if (ctx->div != NULL && ctx->div->section != OR_SEC__COUNT
         && ctx->a != NULL && ctx->b != NULL) {
         if (put_side_by_side(&b, ctx) < 0) {

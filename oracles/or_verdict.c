@@ -6,18 +6,19 @@
  * nondeterministic program, the target's own declarations), and only then does
  * the first difference in protocol order decide. Runs no Python.
  *
- * Signature: "VERDICT STEP PATH KIND", four space-free fields, stable across
- * versions: STEP is 1..3, "end" for the state section or "-"; PATH is the first
- * differing path reduced to a shape (object numbers dropped, LOG indices "*"),
- * or for a crash the signal / exception type name; KIND the hint: what in the
- * program the divergence comes from, as the harness's hint hook names it (the
- * descriptor kind and access pattern of the statement that made the divergent
- * result item, the kind of the attribute a LOG event or a state entry names), or
- * the plain hint_desc_kind. When the hook names the item, PATH keeps only its root
- * and "[#]" / "[*]" (the index depends on the program's length, the inner path on
- * its values). docs/OBSERVATION.md, "Signatures", has the examples. */
+ * Signature: "VERDICT STEP WHAT WHERE", four space-free fields grouping findings
+ * by root cause (docs/OBSERVATION.md, "Signatures", has the grammar): a crash of
+ * the target's own is its crash state and normalised message, which the harness
+ * read from the exception object (OrVerdictInput.crash_state), with no step; a
+ * MISMATCH_EXCEPTION the two exception types; a mismatch its shape (or_shape.h:
+ * reused, stale, log-missing:TAG, ...), then the access family the hint names (the
+ * descriptor kind too for the catch-all shape "value"); the other verdicts the
+ * divergent path reduced to a shape (object numbers dropped, LOG indices "*") or
+ * the exception type, then the hint's kind. The hint (the harness's hook) also
+ * gives the report its "involved:" line. */
 #include "or_verdict.h"
 #include "or_internal.h"
+#include "or_shape.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -279,23 +280,6 @@ signal_name(int sig, char *out, size_t cap)
     snprintf(out, cap, "SIG%d", sig);
 }
 
-/* The shape of a path whose item the hint named: the root and, for a result or a
- * LOG, one index marker ("r1[#]", "log2[*]"); the root alone for the state
- * ("args", "args2", "LOG"). */
-static void
-path_collapsed(const char *path, OrSection sec, char *out, size_t cap)
-{
-    size_t n = strcspn(path, "[.{");
-    if (n > 40) {
-        n = 40;
-    }
-    const char *mark = "";
-    if (sec != OR_SEC_STATE && path[n] == '[') {
-        mark = is_r_section(sec) ? "[#]" : "[*]";
-    }
-    snprintf(out, cap, "%.*s%s", (int)n, path, mark);
-}
-
 /* The value part of a line "PATH = VALUE" ("" when it has none). */
 static const char *
 line_value(const OrLine *l, size_t *len)
@@ -394,6 +378,53 @@ kind_field(const char *hint, char *out, size_t cap)
     }
 }
 
+/* The type named by an r-section's first line "rN = raise #k TYPE" into out
+ * ("none" when the step returned). */
+static void
+raised_type(const char *text, char *out, size_t cap)
+{
+    snprintf(out, cap, "none");
+    if (!section_raises(text)) {
+        return;
+    }
+    const char *t = strchr(text + strlen("r1 = raise #"), ' ');
+    if (t == NULL) {
+        return;
+    }
+    size_t n = strcspn(t + 1, " \n");
+    snprintf(out, cap, "%.*s", (int)(n < 64 ? n : 64), t + 1);
+}
+
+/* A MISMATCH_EXCEPTION's last two fields: "EAGER!=TARGET", eager's exception type
+ * against the target's crash state (its type from the text when the harness gave
+ * none; "none" for a side that returned), and the target's normalised message. */
+static void
+exception_pair(const OrVerdictInput *in, const OrDivergence *d, char *path, size_t pcap,
+               char *kind, size_t kcap)
+{
+    char ea[80], tb[80];
+    int s = d->section == OR_SEC_R1 ? 0 : d->section == OR_SEC_R2 ? 1 : 2;
+    raised_type(in->eager1->section[d->section], ea, sizeof ea);
+    raised_type(in->target->section[d->section], tb, sizeof tb);
+    const char *ts = d->exc_b && in->step_exc_state[s] != NULL ? in->step_exc_state[s] : tb;
+    snprintf(path, pcap, "%s!=%s", ea, ts);
+    if (d->exc_b && in->step_exc_message[s] != NULL) {
+        kind_field(in->step_exc_message[s], kind, kcap);
+    }
+    else if (d->exc_b) {   /* no harness: the message is the text's first str arg */
+        const char *t = in->target->section[d->section];
+        const char *a = strstr(t, ".args[0] = '");
+        const char *nl = a ? strchr(a, '\n') : NULL;
+        char text[256];
+        snprintf(text, sizeof text, "%.*s", a ? (int)((nl ? nl : a + strlen(a)) - a - 13) : 0,
+                 a ? a + 12 : "");
+        or_message_norm(text, NULL, NULL, kind, kcap < 56 ? kcap : 56);
+    }
+    else {
+        kind_field(NULL, kind, kcap);
+    }
+}
+
 /* ---- the decision ---- */
 
 /* Verdicts that are failures of the target, for which the hint is worth asking. */
@@ -417,6 +448,7 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
     char step[16], path[160], kind[128], what[256], sig_path[OR_PATH_MAX];
     sig_path[0] = '\0';
     const char *detail = NULL;   /* the hint's words for the report */
+    int fixed_kind = 0;          /* KIND is the crash message: the hint only informs */
     snprintf(step, sizeof step, "-");
     snprintf(path, sizeof path, "-");
     what[0] = '\0';
@@ -467,22 +499,46 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
         goto decided;
     case OR_TARGET_DIED:
         out->kind = OR_TARGET_CRASH;
-        signal_name(in->signal, path, sizeof path);
-        snprintf(what, sizeof what, "the target process died with signal %d (%s)",
-                 in->signal, path);
+        if (in->signal != 0) {
+            signal_name(in->signal, path, sizeof path);
+            snprintf(what, sizeof what, "the target process died with signal %d (%s)",
+                     in->signal, path);
+        }
+        else if (in->exit_status >= 0) {   /* os._exit(N), sys.exit in a thread ... */
+            snprintf(path, sizeof path, "exit:%d", in->exit_status);
+            snprintf(what, sizeof what, "the target process exited with status %d before "
+                     "the protocol ended", in->exit_status);
+        }
+        else {
+            snprintf(path, sizeof path, "corrupt-report");
+            snprintf(what, sizeof what, "the worker's report was corrupted");
+        }
         goto decided;
     case OR_TARGET_OWN_EXCEPTION:
         out->kind = OR_TARGET_CRASH;
         exception_name(in->target_message, "exception", path, sizeof path);
         snprintf(what, sizeof what,
                  "the target raised %s from its own frames, which eager did not", path);
+        if (in->crash_state != NULL) {   /* the harness read the exception object */
+            /* Like a crash state, with no step: where in the protocol a cause
+             * first shows depends on the program, not on the cause. */
+            snprintf(step, sizeof step, "-");
+            snprintf(path, sizeof path, "%s", in->crash_state);
+            kind_field(in->crash_message, kind, sizeof kind);
+            fixed_kind = 1;
+        }
         goto decided;
     case OR_TARGET_SETUP_FAILED: {
         char exc[80];
         exception_name(in->target_message, "exception", exc, sizeof exc);
         out->kind = OR_TARGET_CRASH;
-        snprintf(path, sizeof path, "setup:%s", exc);
+        snprintf(path, sizeof path, "setup:%s", in->crash_state ? in->crash_state : exc);
         snprintf(what, sizeof what, "target(program) itself raised %s", exc);
+        if (in->crash_state != NULL) {
+            snprintf(step, sizeof step, "-");
+            kind_field(in->crash_message, kind, sizeof kind);
+            fixed_kind = 1;
+        }
         goto decided;
     }
     case OR_TARGET_FINISHED:
@@ -511,6 +567,10 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
     switch (div.section) {
     case OR_SEC_R1: case OR_SEC_R2: case OR_SEC_R3:
         out->kind = div.exc_a || div.exc_b ? OR_MISMATCH_EXCEPTION : OR_MISMATCH_RESULT;
+        if (out->kind == OR_MISMATCH_EXCEPTION) {
+            exception_pair(in, &div, path, sizeof path, kind, sizeof kind);
+            fixed_kind = 1;
+        }
         snprintf(what, sizeof what, "%s of step %s differs%s",
                  div.exc_a || div.exc_b ? "the exception" : "the result", step,
                  div.only_message ? " (only the exception message)" : "");
@@ -527,14 +587,20 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
 
 decided:
     ctx.what = what;
+    int decided_by_obs = ctx.div != NULL && div.section != OR_SEC__COUNT
+                         && out->kind != OR_NONDETERMINISTIC;
+    int shaped = decided_by_obs && (out->kind == OR_MISMATCH_RESULT
+                                    || out->kind == OR_MISMATCH_EVENTS
+                                    || out->kind == OR_MISMATCH_STATE);
+    const char *group = NULL;   /* the hint's last field for a shaped signature */
+    unsigned shape_flags = 0;
+    if (decided_by_obs
+        && refined_path(in->eager1->section[div.section], in->target->section[div.section],
+                        &div, sig_path) < 0) {
+        return -1;
+    }
     if (in->hint != NULL && asks_hint(out->kind)) {
         /* Only now, for a failure: the harness may parse the program to answer. */
-        int decided_by_obs = ctx.div != NULL && div.section != OR_SEC__COUNT;
-        if (decided_by_obs
-            && refined_path(in->eager1->section[div.section],
-                            in->target->section[div.section], &div, sig_path) < 0) {
-            return -1;
-        }
         OrHintQuery q = {
             .kind = out->kind,
             .section = decided_by_obs ? div.section : OR_SEC__COUNT,
@@ -545,14 +611,33 @@ decided:
             .step = decided_by_obs ? atoi(section_step(div.section))
                                    : (in->step >= 1 && in->step <= OR_STEPS ? in->step : 0),
         };
-        OrHintAnswer ans = {NULL, NULL, false};
+        OrHintAnswer ans = {NULL, NULL, NULL, false};
         in->hint(in->hint_ctx, &q, &ans);
         if (ans.hint != NULL && *ans.hint != '\0') {
-            kind_field(ans.hint, kind, sizeof kind);
-            if (ans.names_element && decided_by_obs) {
-                path_collapsed(sig_path, div.section, path, sizeof path);
+            if (!fixed_kind) {
+                kind_field(ans.hint, kind, sizeof kind);
             }
             detail = ans.detail != NULL ? ans.detail : ans.hint;
+        }
+        group = ans.group;
+        shape_flags |= ans.identity ? OR_SHAPE_IDENTITY : 0;
+    }
+    if (shaped) {
+        /* A mismatch is signed by its shape, then the hint's group (the access
+         * family; the descriptor kind stays in the report), else the kind. */
+        if (group != NULL && strncmp(group, "write", 5) == 0
+            && (group[5] == '\0' || group[5] == '+')) {
+            shape_flags |= OR_SHAPE_WRITE;
+        }
+        or_shape(div.section, in->eager1->section[div.section],
+                 in->target->section[div.section], sig_path, shape_flags,
+                 in->eager1->section[OR_SEC_R1], in->target->section[OR_SEC_R1], path,
+                 sizeof path);
+        /* A named shape says what went wrong: the family is enough. "value" says
+         * nothing, so it keeps the kind too ("prop_fresh/reread"): otherwise
+         * unrelated causes would share it. */
+        if (group != NULL && strcmp(path, "value") != 0) {
+            kind_field(group, kind, sizeof kind);
         }
     }
     {

@@ -56,10 +56,12 @@ typedef struct {
                                   hint_desc_kind is used as before */
     const char *detail;        /* borrowed, optional: a longer phrase for the report
                                   ("involved: ..."), spaces allowed */
-    bool names_element;        /* the hint names what the divergent item of a result,
-                                  a LOG or the state came from: the signature then
-                                  drops the item's index and inner path ("r1[#]",
-                                  "log1[*]", "args") */
+    const char *group;         /* borrowed, optional: the signature's last field for a
+                               mismatch (after its shape): the access family of a
+                               result's statement ("reread", "write+rebind_class_attr"),
+                               the kind of a state entry's attribute; NULL: "-" */
+    bool identity;             /* the divergent result item is an identity test
+                                  (`a.x is a.x`): or_shape reads True/False so */
 } OrHintAnswer;
 
 typedef void (*OrHintFunc)(void *ctx, const OrHintQuery *q, OrHintAnswer *ans);
@@ -70,10 +72,19 @@ typedef struct {
     const OrObservation *eager1, *eager2, *target;   /* NULL where not available */
     OrTargetEnd target_end;
     int step;                  /* protocol step (1..3) where the target ended early */
-    int signal;                /* OR_TARGET_DIED */
+    int signal;                /* OR_TARGET_DIED: the signal, or 0 when it exited */
+    int exit_status;           /* OR_TARGET_DIED with signal 0: its exit status, or
+                                  -1 when its report was corrupted instead */
     const char *target_message;/* borrowed: exception text / traceback of the target */
     const char *program_source;/* borrowed: for the report */
     const char *hint_desc_kind;/* borrowed: descriptor kind involved, for the signature */
+    /* Borrowed, optional, from the harness, which alone sees the exception objects
+     * (harness/hz_crashsig.h): the crash state ("InterpreterError<-KeyError@
+     * interp.py:run") and normalised message ("'*'") of the exception that ended the
+     * target run, and of the exception each step of the target run raised as its
+     * result. Space-free; NULL when none (then the type is read from the text). */
+    const char *crash_state, *crash_message;
+    const char *step_exc_state[OR_STEPS], *step_exc_message[OR_STEPS];
     OrHintFunc hint;           /* optional: asked for a failing verdict (above); its
                                   answer, when not NULL, replaces hint_desc_kind */
     void *hint_ctx;
@@ -81,8 +92,8 @@ typedef struct {
 
 typedef struct {
     OrVerdictKind kind;
-    char *signature;   /* malloc'd: "VERDICT step path kind", stable across versions
-                          (docs/OBSERVATION.md, "Signatures") */
+    char *signature;   /* malloc'd: "VERDICT STEP WHAT WHERE", stable across runs and
+                          machines (docs/OBSERVATION.md, "Signatures") */
     char *report;      /* malloc'd: human report, first divergence side by side */
 } OrVerdict;
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# findings_test.sh TRACEFUZZ CASE: findings are never lost, doubled or mixed up
+# (issue 11's data-loss cases). Runs from the source tree.
+set -u
+tf="$1"; case_="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+T=tests/targets
+fail() { echo "FAILED: $*"; ls -la "$tmp"/* 2>/dev/null; exit 1; }
+count() { ls "$1" 2>/dev/null | grep -c "$2"; }
+case "$case_" in
+rerun_same)   # the same run twice into one directory: nothing lost, nothing doubled
+    for i in 1 2; do
+        "$tf" run --target $T/change_result.py:jit --findings "$tmp/f" \
+            tests/cli/inputs/no_expectation.py tests/cli/inputs/bytes16.tf >/dev/null 2>&1
+        [ $? = 1 ] || fail "run $i: exit status not 1"
+    done
+    [ "$(count "$tmp/f" '\.report$')" = 2 ] || fail "want 2 reports after two runs"
+    [ "$(count "$tmp/f" '\.tf$')" = 1 ] || fail "want 1 .tf"
+    [ "$(count "$tmp/f" '\.py$')" = 2 ] || fail "want 2 .py";;
+same_name)    # two inputs of one name in two directories: two findings
+    mkdir -p "$tmp/a" "$tmp/b"
+    cp tests/cli/inputs/no_expectation.py "$tmp/a/crash.py"
+    cp tests/verdicts/ok_plain.py "$tmp/b/crash.py"
+    "$tf" run --target $T/change_result.py:jit --findings "$tmp/f" "$tmp/a" "$tmp/b" >/dev/null 2>&1
+    [ "$(count "$tmp/f" '\.report$')" = 2 ] || fail "want 2 reports for 2 inputs named crash.py";;
+run_findings) # run over a findings directory runs the inputs and skips the reports
+    "$tf" run --target $T/change_result.py:jit --findings "$tmp/f" \
+        tests/cli/inputs/no_expectation.py tests/cli/inputs/bytes16.tf >/dev/null 2>&1
+    out=$("$tf" run --target $T/change_result.py:jit "$tmp/f" 2>/dev/null)
+    echo "$out" | grep -q "\.report:" && fail "a .report was run as an input: $out"
+    echo "$out" | grep -q "ERROR\|INVALID" && fail "bogus failures: $out"
+    [ "$(echo "$out" | grep -c ': MISMATCH_RESULT ')" = 3 ] || fail "want the 3 inputs re-run: $out";;
+report_header) # a report records target, faults, versions, command line and time
+    "$tf" run --target $T/change_result.py:jit --findings "$tmp/f" \
+        tests/cli/inputs/no_expectation.py >/dev/null 2>&1
+    r=$(ls "$tmp"/f/*.report)
+    for key in "input: tests/cli/inputs/no_expectation.py" "target: $T/change_result.py:jit" \
+               "faults: none" "tracefuzz: [0-9]+\.[0-9]+\.[0-9]+ \(decoder version" \
+               "command: .*tracefuzz run --target" "time: 20[0-9-]+T"; do
+        grep -Eq "^$key" "$r" || fail "report lacks /$key/"
+    done
+    basename "$r" | grep -Eq '^MISMATCH_RESULT-1-.*-[0-9a-f]{12}\.report$' ||
+        fail "report not named by signature and hash: $(basename "$r")";;
+expect_path)  # expectation keys match however the target's path is spelled
+    for spec in ./$T/memo_silent.py:jit $T/./memo_silent.py:jit "$PWD/$T/memo_silent.py:jit"; do
+        out=$("$tf" run --target "$spec" corpus/regression/motivating.py 2>&1)
+        echo "$out" | grep -q "^1 passed, 0 failed" || fail "$spec: $out"
+    done;;
+fuzz_keeps)   # fuzz --out D keeps the findings of earlier runs
+    mkdir -p "$tmp/o/findings"
+    echo "earlier" > "$tmp/o/findings/EARLIER-000000000000.report"
+    "$tf" fuzz --target identity --time 3 --out "$tmp/o" >/dev/null 2>&1
+    [ -f "$tmp/o/findings/EARLIER-000000000000.report" ] || fail "fuzz deleted an earlier finding";;
+*) echo "unknown case $case_"; exit 2;;
+esac
+echo "ok $case_"
