@@ -199,6 +199,8 @@ hz_walk(HzWalker *w, HzProgram *p)
         int n = hz_other_candidates(p, &lay, p->other_kind, p->arg_class[p->other_arg], cand);
         p->other_target = (uint8_t)choose(w, (unsigned)n, p->other_target);
     }
+    /* Last, so that it is the first byte of an input's end a fuzzer would grow. */
+    p->collect = (uint8_t)choose(w, HZ_COLLECT__COUNT, p->collect);
 }
 
 static HzProgram *

@@ -7,10 +7,7 @@
  * module under another __name__, so that block only runs as `python3 file.py`).
  *
  * Every member, statement and mutation carries a `# tf: desc=/access=/between=`
- * tag, which hz_source_features reads back. Statements in program() each sit in
- * try/except EXPECTED: an exception is a value of the result, and the rest of
- * the program still runs; AssertionError (a tracer's own failure, ProvenanceError
- * included) is not in EXPECTED and propagates. */
+ * tag, which hz_source_features reads back. program() is hz_emit_program.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,98 +314,6 @@ emit_between(HzEmitter *e)
 }
 
 static void
-emit_stmt(HzEmitter *e, int s)
-{
-    const HzStmt *st = &e->p->stmts[s];
-    /* A metaclass member exists on the class, not on instances: read it there. */
-    char meta_obj[16];
-    snprintf(meta_obj, sizeof(meta_obj), "type(%s)", arg_names[st->arg]);
-    const char *a = e->stmt_ref[s].cls < 0 && st->pattern != HZ_ACCESS_class_read
-                        && st->pattern != HZ_ACCESS_super_read
-                        ? meta_obj : arg_names[st->arg];
-    const char *cls = e->cls_name[e->p->arg_class[st->arg]];
-    const char *n = hz_emit_name(e, e->stmt_ref[s]);
-    HzAccessPattern pat = (HzAccessPattern)st->pattern;
-    /* The member's kind rides along on the tag line, for reports and signatures
-     * (it is a member of the program, so the feature sets stay equal). */
-    EMIT(e, "    try:  # tf: access=%s desc=%s\n", hz_access_name(pat),
-         hz_desc_kind_name((HzDescKind)hz_ref_member(e->p, e->stmt_ref[s])->kind));
-    switch (pat) {
-    case HZ_ACCESS_repeat_read:
-        EMIT(e, "        out.append((%s.%s, %s.%s))\n", a, n, a, n);
-        break;
-    case HZ_ACCESS_read_in_container:
-        EMIT(e, "        out.append([%s.%s, {\"k\": %s.%s}])\n", a, n, a, n);
-        break;
-    case HZ_ACCESS_identity:
-        EMIT(e, "        out.append(%s.%s is %s.%s)\n", a, n, a, n);
-        break;
-    case HZ_ACCESS_write_read:
-        EMIT(e, "        %s.%s = (\"written\", %d)\n", a, n, st->param);
-        EMIT(e, "        out.append(%s.%s)\n", a, n);
-        break;
-    case HZ_ACCESS_delete_read:
-        EMIT(e, "        del %s.%s\n", a, n);
-        EMIT(e, "        out.append(getattr(%s, \"%s\", \"deleted\"))\n", a, n);
-        break;
-    case HZ_ACCESS_getattr_default:
-        EMIT(e, "        out.append(getattr(%s, \"%s\", None))\n", a, n);
-        break;
-    case HZ_ACCESS_hasattr:
-        EMIT(e, "        out.append(hasattr(%s, \"%s\"))\n", a, n);
-        break;
-    case HZ_ACCESS_super_read:
-        EMIT(e, "        out.append(%s.super_%s())  # super().%s inside %s\n", a, n, n, cls);
-        break;
-    case HZ_ACCESS_class_read:
-        EMIT(e, "        out.append((%s.%s, type(%s).%s))\n", cls, n, a, n);
-        break;
-    case HZ_ACCESS_method_call:
-        if (st->param & 1)
-            EMIT(e, "        out.append(%s.%s(%d))\n", a, n, st->param);
-        else
-            EMIT(e, "        out.append(%s.%s())\n", a, n);
-        break;
-    case HZ_ACCESS_try_attrerror:
-        EMIT(e, "        try:\n");
-        if (st->param & 1)
-            EMIT(e, "            out.append(%s.missing_%s)\n", a, n);
-        else
-            EMIT(e, "            out.append(%s.%s)\n", a, n);
-        EMIT(e, "        except AttributeError:\n            out.append(\"AttributeError\")\n");
-        break;
-    case HZ_ACCESS_loop:
-        EMIT(e, "        for i in range(%d):\n            out.append(%s.%s)\n", 2 + st->param % 3,
-             a, n);
-        break;
-    case HZ_ACCESS_branch:
-        EMIT(e, "        if %s.%s:\n            out.append((\"then\", %s.%s))\n", a, n, a, n);
-        EMIT(e, "        else:\n            out.append(\"else\")\n");
-        break;
-    case HZ_ACCESS_alias:
-        EMIT(e, "        alias = %s\n        out.append((alias.%s, alias.%s is %s.%s))\n", a, n, n,
-             a, n);
-        break;
-    default:
-        EMIT(e, "        pass\n");
-        break;
-    }
-    EMIT(e, "    except EXPECTED as e:\n        out.append((\"raised\", type(e).__name__))\n");
-}
-
-static void
-emit_program(HzEmitter *e)
-{
-    EMIT(e, "\n\ndef program(");
-    emit_params(e);
-    EMIT(e, "):\n    \"\"\"The function handed to the target: target(program)(*make()).\"\"\"\n");
-    EMIT(e, "    out = []\n");
-    for (int s = 0; s < e->p->nstmts; s++)
-        emit_stmt(e, s);
-    EMIT(e, "    return tuple(out)\n");
-}
-
-static void
 emit_main(HzEmitter *e)
 {
     EMIT(e,
@@ -482,9 +387,10 @@ hz_emit(const HzProgram *p, const HzEmitOptions *opts)
     hz_emit_metas(e);
     hz_emit_classes(e);
     emit_swap_classes(e);
+    hz_emit_stmt_classes(e);
     emit_make(e);
     emit_between(e);
-    emit_program(e);
+    hz_emit_program(e);
     if (opts == NULL || !opts->no_main)
         emit_main(e);
     char *src = hz_sbuf_take(&e->sb);

@@ -36,5 +36,8 @@ const char *hz_emit_owner(HzEmitter *e, HzRef r);
 void hz_emit_helpers(HzEmitter *e);
 void hz_emit_metas(HzEmitter *e);
 void hz_emit_classes(HzEmitter *e);
+/* hz_emit_program.c: program() and the classes its statements swap to. */
+void hz_emit_program(HzEmitter *e);
+void hz_emit_stmt_classes(HzEmitter *e);
 
 #endif

@@ -265,8 +265,21 @@ emit_member(HzEmitter *e, int ci, int m)
             EMIT(e, "        return self.%s_store  # the same list every time\n", n);
         break;
     case HZ_DESC_prop_counter:
+        /* Variants 2 and 3 keep their state on the class (nn.Module style), where
+         * program() reads it back (side_effect_read) and the observation sees it. */
+        if (mem->variant == 2)
+            EMIT(e, "\n    %s_hits = 0  # a class-level counter the getter bumps\n", n);
+        else if (mem->variant == 3)
+            EMIT(e, "\n    %s_log = []  # a class-level log the getter appends to\n", n);
         emit_property_head(e, "property", "prop_counter", n, cls);
-        if (mem->variant == 0) {
+        if (mem->variant == 2) {
+            EMIT(e, "        %s.%s_hits += 1  # a side effect on the class\n", cls, n);
+            EMIT(e, "        return %s.%s_hits\n", cls, n);
+        } else if (mem->variant == 3) {
+            EMIT(e, "        %s.%s_log.append(len(%s.%s_log))  # a side effect on the class\n",
+                 cls, n, cls, n);
+            EMIT(e, "        return len(%s.%s_log)\n", cls, n);
+        } else if (mem->variant == 0) {
             EMIT(e, "        COUNTS[\"%s.%s\"] = COUNTS.get(\"%s.%s\", 0) + 1\n", cls, n, cls, n);
             EMIT(e, "        return COUNTS[\"%s.%s\"]\n", cls, n);
         } else {

@@ -188,13 +188,17 @@ static void program_features(const HzProgram *p)
         if (n > 0)
             kind = hz_ref_member(p, cands[s->member % n])->kind;
         hz_cov_hit(hz_cov_key(1, kind * 64u + s->pattern));
-        /* Consecutive patterns on one argument: reuse of what the first one cached. */
+        /* Consecutive patterns on one argument: reuse of what the first one cached,
+         * which survives to the second only without an escaping call between
+         * (the collect mode). */
         if (i > 0 && p->stmts[i - 1].arg == s->arg)
-            hz_cov_hit(hz_cov_key(2, p->stmts[i - 1].pattern * 64u + s->pattern));
+            hz_cov_hit(hz_cov_key(2, (p->collect * 64u + p->stmts[i - 1].pattern) * 64u
+                                         + s->pattern));
     }
     for (int i = 0; i < p->nbetween; i++)
         hz_cov_hit(hz_cov_key(3, p->between[i].kind));
     hz_cov_hit(hz_cov_key(4, p->other_kind));
+    hz_cov_hit(hz_cov_key(10, p->collect));
 }
 
 /* The FNV-1a hash of [s, e). */

@@ -183,6 +183,7 @@ hz_legend_parse(const char *source, HzLegend *out)
     Ctx ctx = CTX_OTHER;
     char cls[HZ_HINT_NAME] = "";
     HzHintStmt *cur = NULL;    /* the statement whose body is being read */
+    int stored = 0;            /* program() stores results (collect=stored) */
     for (const char *line = source; *line != '\0';) {
         const char *end = line_end(line);
         const char *tag = NULL;
@@ -226,6 +227,9 @@ hz_legend_parse(const char *source, HzLegend *out)
                 out->has_legend = 1;
             }
         }
+        else if (ctx == CTX_PROGRAM && tag != NULL && strstr(line, "out = [None]") != NULL) {
+            stored = 1;   /* `# tf: collect=stored`: out[i] = ..., item i is statement i */
+        }
         else if (ctx == CTX_PROGRAM && tag != NULL && strstr(line, "try:") != NULL
                  && strstr(line, "try:") < tag) {
             if (grow((void **)&out->stmts, out->nstmts, sizeof *out->stmts) < 0) {
@@ -242,7 +246,8 @@ hz_legend_parse(const char *source, HzLegend *out)
             if (starts(s, end, "except EXPECTED")) {
                 cur = NULL;
             }
-            else if (starts(s, end, "for i in range(")) {
+            else if (starts(s, end, "for i in range(") && !stored) {
+                /* appended mode: one item per iteration; stored: one per statement */
                 cur->loop = atoi(s + 15);
             }
             else if (cur->attr[0] == '\0') {
@@ -441,6 +446,9 @@ static const struct { const char *access, *family; } families[] = {
     {"write_read", "write"}, {"delete_read", "write"},
     {"getattr_default", "probe"}, {"hasattr", "probe"}, {"try_attrerror", "probe"},
     {"class_read", "class_read"}, {"super_read", "super_read"}, {"method_call", "call"},
+    /* issue 10's write-then-re-read patterns ask what write_read asks */
+    {"dict_write_read", "write"}, {"shadow_read", "write"}, {"class_write_read", "write"},
+    {"class_del_read", "write"}, {"class_swap_read", "write"}, {"side_effect_read", "write"},
 };
 
 static const char *

@@ -15,7 +15,8 @@
  *     (multiple inheritance), optionally names a metaclass; its members are of the
  *     23 non-meta descriptor kinds, each with a behaviour variant and a payload value;
  *   - make(): 1..HZ_MAX_ARGS instances of chosen classes;
- *   - program(a, b, c): statements of the 14 access patterns on (argument, member);
+ *   - program(a, b, c): statements of the 20 access patterns on (argument, member),
+ *     their results appended to a list or stored into a preallocated one (collect);
  *   - between(a, b, c): 0..HZ_MAX_BETWEEN mutations of the 8 between kinds;
  *   - make_other(): optional, make() with one twist (a dict shadow or a subclass).
  *
@@ -97,6 +98,7 @@ struct HzProgram {
     uint8_t other_kind;   /* HZ_OTHER_* */
     uint8_t other_arg;
     uint8_t other_target;
+    uint8_t collect;      /* HzCollectMode: the walk's last choice */
 };
 
 /* ---- The layout: what follows from the IR (MROs, visibility, names). ---- */

@@ -283,6 +283,8 @@ static bool edit_other(HzProgram *p, HzRng *r)
     p->other_kind = (uint8_t)hz_rng_below(r, HZ_OTHER__COUNT);
     p->other_arg = (uint8_t)hz_rng_below(r, p->nargs ? p->nargs : 1);
     p->other_target = (uint8_t)hz_rng_below(r, HZ_MAX_VISIBLE);
+    /* Also the collect mode: whether statements end in an escaping call. */
+    p->collect = (uint8_t)hz_rng_below(r, HZ_COLLECT__COUNT);
     return true;
 }
 

@@ -18,6 +18,7 @@ static const char *const desc_names[] = {
 };
 static const char *const access_names[] = {HZ_ACCESS_PATTERNS(HZ_NAME)};
 static const char *const between_names[] = {HZ_BETWEEN_KINDS(HZ_NAME)};
+static const char *const collect_names[] = {HZ_COLLECT_MODES(HZ_NAME)};
 #undef HZ_NAME
 
 const char *
@@ -36,6 +37,12 @@ const char *
 hz_between_name(HzBetweenKind b)
 {
     return (unsigned)b < HZ_BETWEEN__COUNT ? between_names[b] : "?";
+}
+
+const char *
+hz_collect_name(HzCollectMode c)
+{
+    return (unsigned)c < HZ_COLLECT__COUNT ? collect_names[c] : "?";
 }
 
 /* Every kind but the two that live on metaclasses. `slot` is listed twice: only
@@ -62,7 +69,8 @@ hz_variant_count(HzDescKind k)
     case HZ_DESC_class_attr_mut: return 2;   /* list, dict */
     case HZ_DESC_prop_fresh: return 3;       /* object(), list, dict */
     case HZ_DESC_prop_stable: return 2;      /* module constant, class-held list */
-    case HZ_DESC_prop_counter: return 2;     /* module counter, counter in the instance */
+    case HZ_DESC_prop_counter: return 4;     /* module counter, counter in the instance,
+                                                class-level counter, class-level log list */
     case HZ_DESC_prop_attrerror: return 2;   /* plain, with a __getattr__ fallback */
     case HZ_DESC_prop_raises: return 3;      /* ValueError, KeyError, ZeroDivisionError */
     case HZ_DESC_data_desc: return 3;        /* get+set, get+set+delete, set only */
@@ -157,7 +165,7 @@ hz_program_equal(const HzProgram *a, const HzProgram *b)
     if (a->nmetas != b->nmetas || a->nclasses != b->nclasses || a->nargs != b->nargs
         || a->nstmts != b->nstmts || a->nbetween != b->nbetween
         || a->other_kind != b->other_kind || a->other_arg != b->other_arg
-        || a->other_target != b->other_target)
+        || a->other_target != b->other_target || a->collect != b->collect)
         return false;
     for (int i = 0; i < CAP(a->nmetas, HZ_MAX_METAS); i++) {
         if (a->metas[i].nmembers != b->metas[i].nmembers)
@@ -384,6 +392,30 @@ stmt_fits(const HzProgram *p, const HzLayout *lay, int cls, HzAccessPattern pat,
     case HZ_ACCESS_try_attrerror:
         return key_kind == HZ_DESC_prop_attrerror || key_kind == HZ_DESC_slot
                || key_kind == HZ_DESC_getattr_hook;
+    /* The write-then-re-read patterns write on the instance or its class, so they
+     * take class members only, of kinds whose class entry may be replaced without
+     * breaking make() or the class's hooks (the same as class_swap's targets). */
+    case HZ_ACCESS_dict_write_read:
+        return r.cls >= 0;
+    case HZ_ACCESS_shadow_read:   /* names a dict entry shadows: non-data ones */
+        switch (key_kind) {
+        case HZ_DESC_class_attr: case HZ_DESC_class_attr_mut: case HZ_DESC_method:
+        case HZ_DESC_classmethod: case HZ_DESC_staticmethod: case HZ_DESC_nondata_desc:
+        case HZ_DESC_cached_prop: case HZ_DESC_callable_attr: case HZ_DESC_partialmethod:
+            return r.cls >= 0;
+        default:
+            return false;
+        }
+    case HZ_ACCESS_class_write_read:
+        return r.cls >= 0 && (hz_kind_overridable(key_kind) || key_kind == HZ_DESC_inst_attr);
+    case HZ_ACCESS_class_del_read:   /* `del type(a).x` needs x in the class's own dict */
+        return r.cls == cls && hz_kind_overridable(key_kind);
+    case HZ_ACCESS_class_swap_read:
+        return r.cls >= 0 && hz_kind_overridable(key_kind);
+    case HZ_ACCESS_side_effect_read: {   /* accessors that change another attribute */
+        HzDescKind own = r.cls >= 0 ? (HzDescKind)hz_ref_member(p, r)->kind : HZ_DESC__COUNT;
+        return own == HZ_DESC_prop_counter || own == HZ_DESC_prop_setdel;
+    }
     default:
         return true;   /* a metaclass name is read on the class: type(a).x */
     }

@@ -19,7 +19,7 @@ typedef struct HzProgram HzProgram;
 
 /* The decoder's format version; written to corpus/VERSION, bumped whenever a change
  * alters what existing byte inputs decode to. */
-#define HZ_DECODER_VERSION 1
+#define HZ_DECODER_VERSION 2
 
 /* Total and deterministic: every byte string (empty, 1 MiB, anything) yields a valid
  * program. Choices come from the end of the buffer, payload from the front; running
@@ -75,7 +75,8 @@ typedef enum {
 #define HZ_ACCESS_PATTERNS(X) \
     X(repeat_read) X(read_in_container) X(identity) X(write_read) X(delete_read) \
     X(getattr_default) X(hasattr) X(super_read) X(class_read) X(method_call) \
-    X(try_attrerror) X(loop) X(branch) X(alias)
+    X(try_attrerror) X(loop) X(branch) X(alias) X(dict_write_read) X(shadow_read) \
+    X(class_write_read) X(class_del_read) X(class_swap_read) X(side_effect_read)
 #define HZ_ENUM_ACCESS(n) HZ_ACCESS_##n,
     HZ_ACCESS_PATTERNS(HZ_ENUM_ACCESS)
 #undef HZ_ENUM_ACCESS
@@ -96,16 +97,32 @@ const char *hz_desc_kind_name(HzDescKind k);
 const char *hz_access_name(HzAccessPattern a);
 const char *hz_between_name(HzBetweenKind b);
 
+/* How program() keeps what its statements read (added for issue 10):
+ *   appended: `out.append(...)` ends every statement, a call a tracer treats as an
+ *             escape (it resets a per-call attribute cache);
+ *   stored:   `out = [None] * N` and `out[i] = ...` (a subscript store, no call), with
+ *             loops accumulating into a tuple, so a value a tracer cached in statement
+ *             i is still cached when statement j re-reads it. Item i is statement i. */
+typedef enum {
+#define HZ_COLLECT_MODES(X) X(appended) X(stored)
+#define HZ_ENUM_COLLECT(n) HZ_COLLECT_##n,
+    HZ_COLLECT_MODES(HZ_ENUM_COLLECT)
+#undef HZ_ENUM_COLLECT
+    HZ_COLLECT__COUNT
+} HzCollectMode;
+const char *hz_collect_name(HzCollectMode c);
+
 /* Which IDs a program uses (presence flags, one program). */
 typedef struct {
     bool desc[HZ_DESC__COUNT];
     bool access[HZ_ACCESS__COUNT];
     bool between[HZ_BETWEEN__COUNT];
+    bool collect[HZ_COLLECT__COUNT];   /* exactly one is set for a program */
 } HzFeatures;
 void hz_program_features(const HzProgram *p, HzFeatures *out);
 
 /* The emitter tags what it generates with comments ("# tf: desc=prop_fresh",
- * "# tf: access=identity", "# tf: between=slot_toggle"), so features can be read back
+ * "# tf: access=identity", "# tf: between=slot_toggle", "# tf: collect=stored"), so features can be read back
  * from a .py input too. Unknown or missing tags are ignored. */
 void hz_source_features(const char *source, HzFeatures *out);
 

@@ -28,6 +28,7 @@ hz_program_features(const HzProgram *p, HzFeatures *out)
     for (int b = 0; b < CAP(p->nbetween, HZ_MAX_BETWEEN); b++)
         if (p->between[b].kind < HZ_BETWEEN__COUNT)
             out->between[p->between[b].kind] = true;
+    out->collect[p->collect < HZ_COLLECT__COUNT ? p->collect : HZ_COLLECT_appended] = true;
 }
 
 /* The index of the name in `table` that equals [s, s+n), or -1. */
@@ -54,6 +55,7 @@ mark(bool *flags, const char *(*name)(int), int count, const char *s, size_t n)
 static const char *desc_name(int i) { return hz_desc_kind_name((HzDescKind)i); }
 static const char *access_name(int i) { return hz_access_name((HzAccessPattern)i); }
 static const char *between_name(int i) { return hz_between_name((HzBetweenKind)i); }
+static const char *collect_name(int i) { return hz_collect_name((HzCollectMode)i); }
 
 static bool
 is_word(char c)
@@ -164,7 +166,7 @@ hz_source_pairs(const char *source, HzPairs *out)
 }
 
 /* Each "# tf:" marker is followed, up to the end of its line, by key=value tokens
- * (desc=, access=, between=); other tokens are ignored. */
+ * (desc=, access=, between=, collect=); other tokens are ignored. */
 void
 hz_source_features(const char *source, HzFeatures *out)
 {
@@ -182,6 +184,8 @@ hz_source_features(const char *source, HzFeatures *out)
                 mark(out->access, access_name, HZ_ACCESS__COUNT, val, vn);
             else if (kn == 7 && memcmp(key, "between", 7) == 0)
                 mark(out->between, between_name, HZ_BETWEEN__COUNT, val, vn);
+            else if (kn == 7 && memcmp(key, "collect", 7) == 0)
+                mark(out->collect, collect_name, HZ_COLLECT__COUNT, val, vn);
         }
         s = end;
     }

@@ -197,9 +197,10 @@ static const char usage_gen[] =
 static const char usage_stats[] =
     "usage: tracefuzz stats (--random N [--seed S] | PATH...)\n"
     "\n"
-    "Counts, for each descriptor kind, access pattern and between kind, how many\n"
-    "programs use it (random programs from seed S, default 1, or the inputs under\n"
-    "PATHs), with percentages.\n";
+    "Counts, for each descriptor kind, access pattern, between kind and result\n"
+    "collection mode (appended: out.append ends each statement; stored: out[i] = ...,\n"
+    "no call between statements), how many programs use it (random programs from\n"
+    "seed S, default 1, or the inputs under PATHs), with percentages.\n";
 
 static int usage_error(const char *usage, const char *fmt, const char *arg)
 {
@@ -441,6 +442,7 @@ static void stats_table(const char *title, int nkinds, const char *(*name)(int),
 static const char *desc_name(int k) { return hz_desc_kind_name((HzDescKind)k); }
 static const char *access_name(int k) { return hz_access_name((HzAccessPattern)k); }
 static const char *between_name(int k) { return hz_between_name((HzBetweenKind)k); }
+static const char *collect_name(int k) { return hz_collect_name((HzCollectMode)k); }
 
 static int cmd_stats(int argc, char **argv)
 {
@@ -485,7 +487,8 @@ static int cmd_stats(int argc, char **argv)
         goto done;
     }
     unsigned long desc[HZ_DESC__COUNT] = {0}, access[HZ_ACCESS__COUNT] = {0},
-                  between[HZ_BETWEEN__COUNT] = {0}, total = 0;
+                  between[HZ_BETWEEN__COUNT] = {0}, collect[HZ_COLLECT__COUNT] = {0},
+                  total = 0;
     char **files = NULL;
     size_t nfiles = 0;
     if (random_s == NULL) {
@@ -530,12 +533,15 @@ static int cmd_stats(int argc, char **argv)
             access[k] += f.access[k];
         for (int k = 0; k < HZ_BETWEEN__COUNT; k++)
             between[k] += f.between[k];
+        for (int k = 0; k < HZ_COLLECT__COUNT; k++)
+            collect[k] += f.collect[k];
     }
     hz_paths_free(files, nfiles);
     printf("%lu programs\n\n", total);
     stats_table("descriptor kind", HZ_DESC__COUNT, desc_name, desc, total);
     stats_table("access pattern", HZ_ACCESS__COUNT, access_name, access, total);
     stats_table("between kind", HZ_BETWEEN__COUNT, between_name, between, total);
+    stats_table("result collection", HZ_COLLECT__COUNT, collect_name, collect, total);
 done:
     free(paths);
     return rc;

@@ -97,7 +97,8 @@ features_equal(const HzFeatures *a, const HzFeatures *b)
 {
     return memcmp(a->desc, b->desc, sizeof(a->desc)) == 0
            && memcmp(a->access, b->access, sizeof(a->access)) == 0
-           && memcmp(a->between, b->between, sizeof(a->between)) == 0;
+           && memcmp(a->between, b->between, sizeof(a->between)) == 0
+           && memcmp(a->collect, b->collect, sizeof(a->collect)) == 0;
 }
 
 static void
@@ -248,7 +249,7 @@ static int
 cmd_coverage(size_t count)
 {
     size_t desc[HZ_DESC__COUNT] = {0}, access[HZ_ACCESS__COUNT] = {0};
-    size_t between[HZ_BETWEEN__COUNT] = {0};
+    size_t between[HZ_BETWEEN__COUNT] = {0}, collect[HZ_COLLECT__COUNT] = {0};
     size_t with_between = 0, with_other = 0, with_meta = 0, with_mi = 0;
     static bool pairs_seen[HZ_DESC__COUNT][HZ_ACCESS__COUNT];
     for (size_t i = 0; i < count; i++) {
@@ -261,6 +262,8 @@ cmd_coverage(size_t count)
             access[k] += f.access[k];
         for (int k = 0; k < HZ_BETWEEN__COUNT; k++)
             between[k] += f.between[k];
+        for (int k = 0; k < HZ_COLLECT__COUNT; k++)
+            collect[k] += f.collect[k];
         with_between += p->nbetween > 0;
         with_other += p->other_kind != HZ_OTHER_NONE;
         bool meta = false, mi = false;
@@ -298,6 +301,12 @@ cmd_coverage(size_t count)
                between[k] * pct);
         if (between[k] * 100 < count)
             FAIL("between %s below 1%%", hz_between_name((HzBetweenKind)k));
+    }
+    for (int k = 0; k < HZ_COLLECT__COUNT; k++) {
+        printf("| collect | %s | %zu | %.1f |\n", hz_collect_name((HzCollectMode)k), collect[k],
+               collect[k] * pct);
+        if (collect[k] * 100 < 30 * count)   /* both modes are common */
+            FAIL("collect %s below 30%%", hz_collect_name((HzCollectMode)k));
     }
     printf("| program | has between() | %zu | %.1f |\n", with_between, with_between * pct);
     printf("| program | has make_other() | %zu | %.1f |\n", with_other, with_other * pct);

@@ -194,7 +194,9 @@ legend_generated(void)
                   (unsigned long long)seed, i);
             CHECK(lg.stmts[i].attr[0] != '\0', "seed %llu stmt %zu: an attribute",
                   (unsigned long long)seed, i);
-            if (st->pattern == HZ_ACCESS_loop) {
+            /* A loop adds one item per iteration only when it appends (collect
+             * stored: out[i] = the tuple of its reads, one item). */
+            if (st->pattern == HZ_ACCESS_loop && p->collect == HZ_COLLECT_appended) {
                 CHECK(lg.stmts[i].loop >= 2 && lg.stmts[i].loop <= 4,
                       "seed %llu stmt %zu: loop %d", (unsigned long long)seed, i,
                       lg.stmts[i].loop);
