@@ -1036,6 +1036,7 @@ typedef struct {
     double time_s;
     unsigned jobs;
     bool strict;
+    bool first;                    /* --first: stop at the first finding (libFuzzer, 1 job) */
 } FuzzOptions;
 
 typedef struct {
@@ -1056,7 +1057,7 @@ typedef struct {
 
 static const char usage_fuzz[] =
     "usage: tracefuzz fuzz [--engine libfuzzer|afl] [--target T] [--faults F1,F2]\n"
-    "                      [--time S] [--jobs N] [--out DIR] [--unsupported MOD:EXC]\n"
+    "                      [--time S] [--jobs N] [--first] [--out DIR] [--unsupported MOD:EXC]\n"
     "                      [--python-path DIR]... [--strict] [--seeds DIR]\n"
     "                      [--fuzzer PATH]\n"
     "\n"
@@ -1072,6 +1073,8 @@ static const char usage_fuzz[] =
     "  --faults F1,F2     tracer faults to inject (default: $TRACEFUZZ_FAULTS)\n"
     "  --time S           seconds of fuzzing (default 300)\n"
     "  --jobs N           parallel fuzzing processes (default 1)\n"
+    "  --first            stop at the first finding (libFuzzer on one job; for tests\n"
+    "                     and time-to-find measurements)\n"
     "  --out DIR          output directory (default out/fuzz); DIR/corpus is kept,\n"
     "                     so a second run continues where the first stopped\n"
     "  --unsupported M:E  the target's \"cannot trace this\" exception\n"
@@ -1487,6 +1490,10 @@ static int cmd_fuzz(int argc, char **argv)
             o.strict = true;
             continue;
         }
+        if (strcmp(a, "--first") == 0) {
+            o.first = true;
+            continue;
+        }
         if (i + 1 >= argc || strncmp(a, "--", 2) != 0) {
             rc = usage_error(usage_fuzz, strncmp(a, "--", 2) == 0 ? "%s needs a value"
                                                                    : "unexpected argument %s", a);
@@ -1667,6 +1674,8 @@ static int cmd_fuzz(int argc, char **argv)
                 break;   /* time is up, or the engine failed: its log says why */
             st.crashes++;
             st.base = st.execs;
+            if (o.first)
+                break;   /* --first: one finding is what was asked for */
             if (st.execs == before) {
                 fprintf(stderr, "tracefuzz fuzz: an input of the corpus fails: going on "
                         "in fork mode\n");

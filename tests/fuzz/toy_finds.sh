@@ -9,7 +9,7 @@ tf="$1" work="$2" toy="$3" secs="$4"
 rm -rf "$work"
 mkdir -p "$work/empty"
 start=$(date +%s.%N)
-"$tf" fuzz --target "tests/targets/$toy.py:jit" --seeds "$work/empty" --time "$secs" \
+"$tf" fuzz --first --target "tests/targets/$toy.py:jit" --seeds "$work/empty" --time "$secs" \
     --out "$work/o" >"$work/stdout" 2>"$work/stderr"
 rc=$?
 cat "$work/stdout"
