@@ -181,11 +181,26 @@ typedef struct {
     size_t len;
 } OrLine;
 
+/* The slot of a pointer in an open-addressed table of mask + 1 (a power of two)
+ * entries: Fibonacci hashing of the address without its alignment bits. */
+static inline size_t or_ptr_slot(const void *p, size_t mask)
+{
+    uintptr_t h = (uintptr_t)p >> 4;
+    h *= (uintptr_t)0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 20) & mask;
+}
+
 /* Splits `text` into lines; *out is malloc'd (caller frees). -1 on OOM. */
 int or_lines_split(const char *text, OrLine **out, size_t *n);
 /* Length of the path of a line: everything before the first " = " (the whole line
  * when it has none, e.g. "<cap lines>"). */
 size_t or_line_path_len(const OrLine *l);
+/* The value part of a line "PATH = VALUE" ("" when it has none); *len its length. */
+const char *or_line_value(const OrLine *l, size_t *len);
+/* Whether a value is a reference back to an object seen before: "#12". */
+int or_value_is_backref(const char *v, size_t n);
+/* Whether a value is an object's first appearance: "#12 Type ...". */
+int or_value_is_new_object(const char *v, size_t n);
 
 /* ---- verdict internals (or_verdict.c, or_report.c) ---- */
 

@@ -50,9 +50,7 @@ static int key_rec(ObsState *st, OrBuf *b, PyObject *o, int depth, int assign,
 static size_t
 slot_of(PyObject *o)
 {
-    uintptr_t h = (uintptr_t)o >> 4;
-    h *= (uintptr_t)0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 20) & (TABLE_SIZE - 1);
+    return or_ptr_slot(o, TABLE_SIZE - 1);
 }
 
 /* The number of o, or 0 when o has none yet. */

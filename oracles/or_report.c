@@ -46,35 +46,6 @@ put_indented(OrBuf *b, const char *text, const char *indent)
     }
 }
 
-/* Whether a value is a reference back to an object seen before: "#12". */
-static int
-is_backref(const char *v, size_t n)
-{
-    if (n < 2 || v[0] != '#') {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if (v[i] < '0' || v[i] > '9') {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* Whether a value is the first appearance of an object: "#12 Type ...". */
-static int
-is_newobj(const char *v, size_t n)
-{
-    size_t i = 1;
-    if (n < 3 || v[0] != '#') {
-        return 0;
-    }
-    while (i < n && v[i] >= '0' && v[i] <= '9') {
-        i++;
-    }
-    return i > 1 && i < n && v[i] == ' ';
-}
-
 /* One sentence classifying the first differing lines, for a human reader. */
 static void
 put_difference(OrBuf *b, const OrReportCtx *ctx, const OrLine *x, const OrLine *y)
@@ -108,15 +79,15 @@ put_difference(OrBuf *b, const OrReportCtx *ctx, const OrLine *x, const OrLine *
         or_buf_printf(b, "exception: %s raises where %s returns\n", rx ? la : lb,
                       rx ? lb : la);
     }
-    else if (is_backref(vx, nx) && is_newobj(vy, ny)) {
+    else if (or_value_is_backref(vx, nx) && or_value_is_new_object(vy, ny)) {
         or_buf_printf(b, "identity: %s has an object seen before (%.*s) where %s has a new "
                       "one\n", la, (int)nx, vx, lb);
     }
-    else if (is_newobj(vx, nx) && is_backref(vy, ny)) {
+    else if (or_value_is_new_object(vx, nx) && or_value_is_backref(vy, ny)) {
         or_buf_printf(b, "identity: %s has a new object where %s has one seen before (%.*s)"
                       "\n", la, lb, (int)ny, vy);
     }
-    else if (is_backref(vx, nx) && is_backref(vy, ny)) {
+    else if (or_value_is_backref(vx, nx) && or_value_is_backref(vy, ny)) {
         or_buf_puts(b, "identity: the two sides refer to different objects seen before\n");
     }
     else {

@@ -38,48 +38,6 @@ item_lines(const OrLine *lines, size_t n, const char *item)
     return it;
 }
 
-/* The value of a line ("" when none); *len its length. */
-static const char *
-value_of(const OrLine *l, size_t *len)
-{
-    size_t p = or_line_path_len(l);
-    if (p + 3 > l->len) {
-        *len = 0;
-        return "";
-    }
-    *len = l->len - p - 3;
-    return l->start + p + 3;
-}
-
-/* "#12" alone: an object seen before. */
-static int
-is_backref(const char *v, size_t n)
-{
-    if (n < 2 || v[0] != '#') {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if (v[i] < '0' || v[i] > '9') {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* "#12 TYPE ...": an object's first appearance. */
-static int
-is_new_object(const char *v, size_t n)
-{
-    size_t i = 1;
-    if (n < 3 || v[0] != '#') {
-        return 0;
-    }
-    while (i < n && v[i] >= '0' && v[i] <= '9') {
-        i++;
-    }
-    return i > 1 && i < n && v[i] == ' ';
-}
-
 /* Whether the item is a ("raised", NAME) tuple; NAME's value into name. */
 static int
 raised_item(Item it, const char **name, size_t *nlen)
@@ -88,15 +46,15 @@ raised_item(Item it, const char **name, size_t *nlen)
     if (it.n < 3) {
         return 0;
     }
-    const char *v = value_of(&it.l[0], &n);
+    const char *v = or_line_value(&it.l[0], &n);
     if (n != 8 || memcmp(v, "tuple[2]", 8) != 0) {
         return 0;
     }
-    v = value_of(&it.l[1], &n);
+    v = or_line_value(&it.l[1], &n);
     if (n != 8 || memcmp(v, "'raised'", 8) != 0) {
         return 0;
     }
-    *name = value_of(&it.l[2], nlen);
+    *name = or_line_value(&it.l[2], nlen);
     return 1;
 }
 
@@ -157,13 +115,13 @@ repeats_step(const char *a, const char *p, const char *item, const char *pitem)
     size_t il = strlen(item), pl = strlen(pitem);
     if (x.n > 0 && y.n > 0) {
         size_t vx, vy;
-        const char *v0 = value_of(&x.l[0], &vx), *w0 = value_of(&y.l[0], &vy);
+        const char *v0 = or_line_value(&x.l[0], &vx), *w0 = or_line_value(&y.l[0], &vy);
         same = same_value(v0, vx, w0, vy);
-        if (same && !is_backref(v0, vx) && !is_backref(w0, vy)) {
+        if (same && !or_value_is_backref(v0, vx) && !or_value_is_backref(w0, vy)) {
             same = x.n == y.n;
             for (size_t i = 1; same && i < x.n; i++) {
                 size_t a1 = or_line_path_len(&x.l[i]) - il, b1 = or_line_path_len(&y.l[i]) - pl;
-                const char *v = value_of(&x.l[i], &vx), *w = value_of(&y.l[i], &vy);
+                const char *v = or_line_value(&x.l[i], &vx), *w = or_line_value(&y.l[i], &vy);
                 same = a1 == b1 && memcmp(x.l[i].start + il, y.l[i].start + pl, a1) == 0
                        && same_value(v, vx, w, vy);
             }
@@ -230,13 +188,13 @@ shape_item(const OrLine *la, size_t na, const OrLine *lb, size_t nb, OrSection s
     }
     if (i < a.n && i < b.n) {
         size_t va, vb;
-        const char *x = value_of(&a.l[i], &va), *y = value_of(&b.l[i], &vb);
-        if (is_new_object(x, va) && is_backref(y, vb)) {
+        const char *x = or_line_value(&a.l[i], &va), *y = or_line_value(&b.l[i], &vb);
+        if (or_value_is_new_object(x, va) && or_value_is_backref(y, vb)) {
             /* After a write, an object seen before is the one from before it. */
             snprintf(out, cap, "%s", write_family ? "stale" : "reused");
             return;
         }
-        if (is_backref(x, va) && is_new_object(y, vb)) {
+        if (or_value_is_backref(x, va) && or_value_is_new_object(y, vb)) {
             snprintf(out, cap, "fresh");
             return;
         }
@@ -253,7 +211,7 @@ shape_item(const OrLine *la, size_t na, const OrLine *lb, size_t nb, OrSection s
                 || memchr(k->start + parent + 1, '[', kl - parent - 1) != NULL) {
                 continue;   /* not a sibling: deeper, or another parent */
             }
-            const char *z = value_of(k, &vk);
+            const char *z = or_line_value(k, &vk);
             if (vk == vb && memcmp(z, y, vb) == 0 && (va != vb || memcmp(x, y, va) != 0)) {
                 snprintf(out, cap, "%s", write_family ? "stale" : "reused");
                 return;
@@ -282,7 +240,7 @@ static long
 count_of(const OrLine *l)
 {
     size_t n;
-    const char *v = value_of(l, &n);
+    const char *v = or_line_value(l, &n);
     const char *b = memchr(v, '[', n);
     return b != NULL && n > 0 && v[n - 1] == ']' ? strtol(b + 1, NULL, 10) : -1;
 }
@@ -296,7 +254,7 @@ event_tag(Item ev, size_t ilen, char *out, size_t cap)
     for (size_t i = 0; i < ev.n && v == NULL; i++) {
         size_t pl = or_line_path_len(&ev.l[i]);
         size_t vn;
-        const char *val = value_of(&ev.l[i], &vn);
+        const char *val = or_line_value(&ev.l[i], &vn);
         int top = pl == ilen, first = pl == ilen + 3 && memcmp(ev.l[i].start + ilen, "[0]", 3) == 0;
         if ((top || first) && vn >= 2 && val[0] == '\'') {
             v = val + 1;
@@ -316,7 +274,7 @@ event_tag(Item ev, size_t ilen, char *out, size_t cap)
     out[o] = '\0';
     if (v == NULL && ev.n > 0) {   /* no string: the event's type ("#3 Event", "5") */
         size_t vn;
-        const char *val = value_of(&ev.l[0], &vn), *e = val + vn;
+        const char *val = or_line_value(&ev.l[0], &vn), *e = val + vn;
         if (vn > 0 && val[0] == '#') {
             val = memchr(val, ' ', vn);
             val = val ? val + 1 : e;

@@ -165,6 +165,45 @@ or_line_path_len(const OrLine *l)
     return l->len;
 }
 
+const char *
+or_line_value(const OrLine *l, size_t *len)
+{
+    size_t p = or_line_path_len(l);
+    if (p + 3 > l->len) {
+        *len = 0;
+        return "";
+    }
+    *len = l->len - p - 3;
+    return l->start + p + 3;
+}
+
+int
+or_value_is_backref(const char *v, size_t n)
+{
+    if (n < 2 || v[0] != '#') {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int
+or_value_is_new_object(const char *v, size_t n)
+{
+    size_t i = 1;
+    if (n < 3 || v[0] != '#') {
+        return 0;
+    }
+    while (i < n && v[i] >= '0' && v[i] <= '9') {
+        i++;
+    }
+    return i > 1 && i < n && v[i] == ' ';
+}
+
 /* ---- observations ---- */
 
 static const char *const section_names[OR_SEC__COUNT] = {

@@ -280,26 +280,13 @@ signal_name(int sig, char *out, size_t cap)
     snprintf(out, cap, "SIG%d", sig);
 }
 
-/* The value part of a line "PATH = VALUE" ("" when it has none). */
-static const char *
-line_value(const OrLine *l, size_t *len)
-{
-    size_t p = or_line_path_len(l);
-    if (p + 3 > l->len) {
-        *len = 0;
-        return "";
-    }
-    *len = l->len - p - 3;
-    return l->start + p + 3;
-}
-
 /* Whether two values are the same container with another length: "tuple[9]" and
  * "tuple[7]", "#3 list[2]" and "#3 list[1]". */
 static int
 only_length_differs(const OrLine *x, const OrLine *y)
 {
     size_t nx, ny;
-    const char *vx = line_value(x, &nx), *vy = line_value(y, &ny);
+    const char *vx = or_line_value(x, &nx), *vy = or_line_value(y, &ny);
     const char *bx = memchr(vx, '[', nx), *by = memchr(vy, '[', ny);
     if (bx == NULL || by == NULL || bx - vx != by - vy || memcmp(vx, vy, (size_t)(bx - vx)) != 0
         || vx[nx - 1] != ']' || vy[ny - 1] != ']') {

@@ -85,9 +85,7 @@ is_program_class(const OrWorld *w, PyTypeObject *tp)
 static size_t
 type_slot(PyTypeObject *tp)
 {
-    uintptr_t h = (uintptr_t)tp >> 4;
-    h *= (uintptr_t)0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 20) & (OR_WORLD_TABLE - 1);
+    return or_ptr_slot(tp, OR_WORLD_TABLE - 1);
 }
 
 /* The index of tp among the examined types, added (a program class then joins
