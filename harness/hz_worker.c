@@ -532,8 +532,7 @@ int hz_worker_run(HzWorker *w, const char *filename, const char *source,
     }
     if (rc == 0)
         decide_lost(w, &pt, source, &lost, HZ_RETRY_FACTOR, out);
-    if (rc >= 0)
-        partial_clear(&pt);
+    partial_clear(&pt);   /* attempt always initialises it, whatever it returns */
     if (rc == -2)
         snprintf(err, errlen, "interrupted by signal %d", hz_channel_interrupted());
     return rc < 0 ? rc : 0;
