@@ -5,8 +5,9 @@
  * EXPECTED`, so an exception is a value of the result and the rest still runs.
  * Where the result goes is the program's collect mode (hz_program.h): appended
  * (`out.append(v)`, a call ending every statement, which a tracer treats as an
- * escape) or stored (`out[i] = v` into `out = [None] * N`, no call), so that a value
- * a tracer cached in one statement is still cached when a later one re-reads it.
+ * escape) or stored (`out[i] = v` into `RESULTS = out = [None] * N`, a module global
+ * the call rebinds, no call), so that a value a tracer cached in one statement is
+ * still cached when a later one re-reads it.
  * Stored mode also avoids calls inside statements where one is incidental (a loop
  * accumulates into a tuple; delete_read re-reads with try/except, not getattr).
  * Either way item i of the result belongs to statement i (a loop adds items only
@@ -298,9 +299,15 @@ hz_emit_program(HzEmitter *e)
     for (int a = 0; a < p->nargs; a++)
         EMIT(e, "%s%s", a ? ", " : "", arg_names[a]);
     EMIT(e, "):\n    \"\"\"The function handed to the target: target(program)(*make()).\"\"\"\n");
-    if (stored(e))
-        EMIT(e, "    out = [None] * %d  # tf: collect=%s\n", p->nstmts,
+    if (stored(e)) {
+        /* The stored results also live in a module global that program() rebinds
+         * (module-level registries are common): a JIT that runs program on a copy
+         * of its globals, or does not write a STORE_GLOBAL through, leaves the
+         * module's RESULTS behind, which the observation of globals sees. */
+        EMIT(e, "    global RESULTS  # rebound by every call\n");
+        EMIT(e, "    RESULTS = out = [None] * %d  # tf: collect=%s\n", p->nstmts,
              hz_collect_name(HZ_COLLECT_stored));
+    }
     else
         EMIT(e, "    out = []  # tf: collect=%s\n", hz_collect_name(HZ_COLLECT_appended));
     for (int s = 0; s < p->nstmts; s++)
