@@ -37,7 +37,6 @@ struct HzWorker {
     uint64_t token;
     char *workdir;             /* the worker's temporary directory (malloc'd) */
     char *target_name;
-    char *note;
     unsigned restarts;
     HzMsg msg;
     char *jitstats;            /* the last input's reuse statistics (malloc'd) or NULL */
@@ -59,11 +58,6 @@ HzWorker *hz_worker_new(const HzWorkerConfig *cfg)
 const char *hz_worker_target_name(const HzWorker *w)
 {
     return w->target_name;
-}
-
-const char *hz_worker_note(const HzWorker *w)
-{
-    return w->note;
 }
 
 unsigned hz_worker_restarts(const HzWorker *w)
@@ -204,9 +198,7 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
     if (rc == HZ_RECV_OK && sender == pid && w->msg.buf[0] == 'R') {
         HzReader rd = hz_reader(&w->msg);
         free(w->target_name);
-        free(w->note);
         w->target_name = hz_rd_str(&rd);
-        w->note = hz_rd_str(&rd);
         if (w->target_name == NULL)
             w->target_name = strdup("?");
         return 0;
@@ -556,7 +548,6 @@ void hz_worker_free(HzWorker *w)
     /* Closing its input ends the worker's loop; after an interruption it is killed. */
     reap(w, hz_channel_interrupted() != 0 || w->child > 0);
     free(w->target_name);
-    free(w->note);
     hz_msg_free(&w->msg);
     free(w);
 }

@@ -12,7 +12,7 @@
  * They talk over a pair of pipes with framed, checked messages (hz_channel.h):
  *
  *   parent -> worker   'I' filename source            one input
- *   worker -> parent   'R' target-name note           ready (after init + target load)
+ *   worker -> parent   'R' target-name                ready (after init + target load)
  *                      'F' message                    cannot start (then exits 2)
  *                      'C' pid                        the input's child started
  *                      'X' wait-status                the input's child ended
@@ -76,11 +76,9 @@ HzWorker *hz_worker_new(const HzWorkerConfig *cfg);
  * -1 with a message in err (the target cannot be loaded, CPython cannot start). */
 int hz_worker_start(HzWorker *w, char *err, size_t errlen);
 
-/* The target's name as resolved by the worker (the default made explicit), and a
- * note to print once (e.g. faults the tracer cannot set yet) or NULL. Valid after a
- * successful start. */
+/* The target's name as resolved by the worker (the default made explicit). Valid
+ * after a successful start. */
 const char *hz_worker_target_name(const HzWorker *w);
-const char *hz_worker_note(const HzWorker *w);
 
 /* Runs one input (starting a worker if needed). Returns 0 with out filled, -1 with
  * err when no worker can be started, -2 when a signal interrupted it

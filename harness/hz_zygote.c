@@ -9,7 +9,7 @@
  * worker kills what is left of its group (daemons, forks that kept running) and
  * removes its directory, then reports how it ended ('X').
  *
- *   worker -> parent   'R' target-name note       ready
+ *   worker -> parent   'R' target-name            ready
  *                      'F' message                cannot start (then exits 2)
  *                      'C' pid                    the input's child started
  *                      'X' wait-status            the input's child ended
@@ -25,8 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <sched.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,21 +176,6 @@ static int run_here(HzProtocol *proto, ServeCtx *c, const char *filename,
     return 0;
 }
 
-/* Keeps the input's process on one CPU: every page it writes is a copy-on-write
- * fault, and a fault flushes the TLB of every CPU the process has run on, which
- * costs an inter-processor interrupt each (measured: most of a child's time in a
- * 2-CPU VM) unless the process never left its CPU. */
-static void pin_to_this_cpu(void)
-{
-    int cpu = sched_getcpu();
-    if (cpu < 0)
-        return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
-}
-
 /* Forks the input's child, waits for it, cleans up after it. Returns the child's
  * wait status, or -1 when no child could be started. */
 static int run_input(const HzWorkerConfig *cfg, HzProtocol *proto, ServeCtx *c, int in,
@@ -200,7 +183,6 @@ static int run_input(const HzWorkerConfig *cfg, HzProtocol *proto, ServeCtx *c, 
 {
     int go[2];
     hz_protocol_precompile(proto, source, filename);
-    malloc_trim(0);
     if (mkdir(INPUT_DIR, 0700) < 0 && errno != EEXIST)
         return -1;
     if (pipe2(go, O_CLOEXEC) < 0)
@@ -211,7 +193,6 @@ static int run_input(const HzWorkerConfig *cfg, HzProtocol *proto, ServeCtx *c, 
     pid_t pid = fork();
     if (pid == 0) {
         PyOS_AfterFork_Child();
-        pin_to_this_cpu();
         close(in);          /* inputs are the worker's to read */
         close(go[1]);
         setpgid(0, 0);
@@ -268,18 +249,6 @@ static void warm_up(HzProtocol *proto)
     free(source);
     hz_program_free(prog);
     free(hz_jitstats_take());   /* the warm-up is no input: its statistics go */
-    /* Every page a child writes is copied from the worker, and copying pages is
-     * the cost of a child here (a TLB flush each, expensive in a VM): objects the
-     * worker keeps are moved out of the collector's reach (the child's collections
-     * would otherwise write to all of them), and freed heap goes back to the
-     * system (a child's allocations then get fresh pages, not copies). */
-    PyObject *gc = PyImport_ImportModule("gc");
-    PyObject *r = gc ? PyObject_CallMethod(gc, "freeze", NULL) : NULL;
-    if (r == NULL)
-        PyErr_Clear();
-    Py_XDECREF(r);
-    Py_XDECREF(gc);
-    malloc_trim(0);
 }
 
 int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out, uint64_t token,
@@ -313,7 +282,6 @@ int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out, uint64_t token,
     }
     hz_msg_begin(&c.msg, 'R');
     hz_msg_add(&c.msg, target.name);
-    hz_msg_add(&c.msg, NULL);
     send_or_die(&c);
 
     HzProtocol *proto = hz_protocol_new(&target);

@@ -847,8 +847,6 @@ static int cmd_run(int argc, char **argv)
     o.target_name = target;
     if (o.wc.target == NULL)
         fprintf(stderr, "tracefuzz run: target %s (the default)\n", target);
-    if (hz_worker_note(w) != NULL)
-        fprintf(stderr, "tracefuzz run: note: %s\n", hz_worker_note(w));
     if (hz_preflight(w, err, sizeof err) < 0) {
         fprintf(stderr, "tracefuzz run: target %s: %s\n", target, err);
         rc = EXIT_USAGE;
