@@ -1367,19 +1367,29 @@ static int cmp_str(const void *a, const void *b)
 
 /* Replays each artifact through a worker, writes its finding files and groups the
  * findings by signature. Returns the number of findings (reproduced or not). */
+/* The worker configuration of fuzz's own runs (preflight, replaying artifacts). */
+static HzWorkerConfig fuzz_worker_config(const FuzzOptions *o, double timeout)
+{
+    HzWorkerConfig wc;
+    memset(&wc, 0, sizeof wc);
+    wc.target = o->target;
+    wc.unsupported = o->unsupported;
+    wc.python_path = o->pypath;
+    wc.n_python_path = o->npypath;
+    wc.faults = o->faults;
+    wc.timeout = timeout;
+    return wc;
+}
+
 static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts,
                                  const char *findings, FuzzSig *sigs, size_t *nsigs)
 {
     RunOptions ro;
     memset(&ro, 0, sizeof ro);
-    ro.wc.target = o->target;
-    ro.wc.unsupported = o->unsupported;
-    ro.wc.python_path = o->pypath;
-    ro.wc.n_python_path = o->npypath;
-    ro.wc.faults = o->faults;
-    ro.wc.timeout = 20.0;
+    ro.wc = fuzz_worker_config(o, 20.0);
     ro.findings = findings;
     ro.faults = o->faults;
+    ro.target_name = o->target ? o->target : "builtin";   /* for the reports */
     HzWorker *w = hz_worker_new(&ro.wc);
     char err[4096];
     unsigned long total = 0;
@@ -1439,14 +1449,7 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
  * N findings. Returns 0 or -1 (message printed). */
 static int fuzz_preflight(const FuzzOptions *o)
 {
-    HzWorkerConfig wc;
-    memset(&wc, 0, sizeof wc);
-    wc.target = o->target;
-    wc.unsupported = o->unsupported;
-    wc.python_path = o->pypath;
-    wc.n_python_path = o->npypath;
-    wc.faults = o->faults;
-    wc.timeout = 30.0;
+    HzWorkerConfig wc = fuzz_worker_config(o, 30.0);
     HzWorker *w = hz_worker_new(&wc);
     char err[4096];
     int rc = hz_worker_start(w, err, sizeof err);
