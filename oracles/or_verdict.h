@@ -79,7 +79,7 @@ typedef struct {
     const char *program_source;/* borrowed: for the report */
     const char *hint_desc_kind;/* borrowed: descriptor kind involved, for the signature */
     /* Borrowed, optional, from the harness, which alone sees the exception objects
-     * (harness/hz_crashsig.h): the crash state ("InterpreterError<-KeyError@
+     * (harness/exec/hz_crashsig.h): the crash state ("InterpreterError<-KeyError@
      * interp.py:run") and normalised message ("'*'") of the exception that ended the
      * target run, and of the exception each step of the target run raised as its
      * result. Space-free; NULL when none (then the type is read from the text). */

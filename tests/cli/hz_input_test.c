@@ -1,5 +1,5 @@
 /* hz_input_test.c: unit tests of expectation headers, fault lists and input kinds
- * (harness/hz_input.c). One case per argv[1], so ctest lists each. */
+ * (harness/exec/hz_input.c). One case per argv[1], so ctest lists each. */
 #include "hz_input.h"
 
 #include <stdio.h>

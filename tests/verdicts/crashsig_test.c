@@ -1,4 +1,4 @@
-/* crashsig_test.c: the crash state of an exception object (harness/hz_crashsig.c):
+/* crashsig_test.c: the crash state of an exception object (harness/exec/hz_crashsig.c):
  * chains unwrapped as Python does, cycles guarded, the target's own frames only,
  * messages normalised without running the program's code. One ctest per case. */
 #include <Python.h>

@@ -1,4 +1,4 @@
-/* sig_test.c: the legend parser (harness/hz_hint.c) and the signatures the verdict
+/* sig_test.c: the legend parser (harness/gen/hz_hint.c) and the signatures the verdict
  * builds with its hint (oracles/or_verdict.c), on generated programs and on
  * hand-made observations. One binary, one ctest per case: `sig_test NAME`.
  * Runs no Python (the parser and the verdict run none). */

@@ -21,6 +21,9 @@ typedef struct HzProgram HzProgram;
  * alters what existing byte inputs decode to. */
 #define HZ_DECODER_VERSION 2
 
+/* The first line that makes a file Python source whatever its name (hz_input.h). */
+#define HZ_PY_MARKER "#tracefuzz-py"
+
 /* Total and deterministic: every byte string (empty, 1 MiB, anything) yields a valid
  * program. Choices come from the end of the buffer, payload from the front; running
  * out yields defaults (FuzzedDataProvider's discipline). Never returns NULL (aborts

@@ -21,8 +21,6 @@
 
 #include "hz_program.h"
 
-#define HZ_PY_MARKER "#tracefuzz-py"
-
 typedef struct {
     char *path;          /* as given or found while walking a directory */
     uint8_t *data;       /* the file's bytes (NUL-terminated copy, size excludes it) */

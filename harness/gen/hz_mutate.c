@@ -7,7 +7,6 @@
  * append or drop the last class, so that base indices of later classes stay
  * meaningful. */
 #include "hz_mutate.h"
-#include "hz_input.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,815 @@
+/* tracefuzz fuzz: coverage-guided fuzzing, the main job. This comment is its manual (docs/CLI.md has the same with
+ * examples).
+ *
+ *   Coverage-guided fuzzing (docs/FUZZING.md), the README's main job. Builds
+ *   nothing: runs the prebuilt fuzz target tf_fuzz (fuzz/CMakeLists.txt) found next
+ *   to this binary (or in ../fuzz-fast, ../fuzz; for --engine afl, ../afl of the build
+ *   tree; --fuzzer PATH overrides) under libFuzzer, or under afl-fuzz with the
+ *   structure-aware custom mutator libtfafl_mutator.so. Seeds: corpus/seed of the
+ *   source tree (--seeds DIR), the dictionary corpus/tracefuzz.dict. For --time S
+ *   seconds (default 300) on --jobs N processes (default 1: libFuzzer is rerun on the
+ *   grown corpus after each crash; N > 1: libFuzzer's -fork=N, or one afl-fuzz -M
+ *   and N-1 -S). Progress goes to stderr every few seconds; the engine's own output
+ *   to DIR/fuzz.log. Afterwards each saved crash is replayed through a worker, as
+ *   `run` would, and written into DIR/findings as NAME.tf (the input), NAME.py
+ *   (`show`) and NAME.report (the verdict, report and observations). The summary
+ *   on stdout: time, execs and execs/s, coverage (libFuzzer: edges, features and
+ *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
+ *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs; artifacts
+ *   and findings are this run's. --target, --faults, --unsupported,
+ *   --python-path and --strict mean what they mean for `run`.
+ *   Exit status: 0 when nothing was found, 1 when something was, 2 when the fuzz
+ *   target is missing, the target does not load or fails the preflight, a fault is
+ *   unknown, or the engine ran no input. --jobs above the core count is capped.
+ * */
+#include "cmd.h"
+#include "hz_preflight.h"
+#include "or_verdict.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* `tracefuzz fuzz` builds nothing: it runs the prebuilt fuzz target (tf_fuzz, built
+ * by fuzz/CMakeLists.txt next to this binary) under libFuzzer or afl-fuzz, relays
+ * progress, then replays every saved crash through a worker (as `run` would) to
+ * write the finding's files and group the findings by signature. */
+
+#define FUZZ_MAX_SIGS 256
+
+typedef struct {
+    const char *engine, *target, *faults, *unsupported, *out, *seeds, *fuzzer;
+    const char **pypath;
+    size_t npypath;
+    double time_s;
+    unsigned jobs;
+    bool strict;
+    bool first;                    /* --first: stop at the first finding (libFuzzer, 1 job) */
+} FuzzOptions;
+
+typedef struct {
+    unsigned long long execs;      /* total inputs run */
+    unsigned long long base;       /* inputs run by earlier engine processes */
+    double execs_per_s;
+    long cov, ft, corpus;          /* libFuzzer: edges, features, corpus size */
+    double map_pct;                /* AFL++: bitmap coverage */
+    unsigned long crashes;         /* crashes the engine reported */
+    unsigned long nondet;          /* NONDETERMINISTIC inputs (generator bugs) seen */
+} FuzzStats;
+
+typedef struct {
+    char *signature;
+    char *example;                 /* the first finding's stem */
+    unsigned long count;
+} FuzzSig;
+
+static const char usage_fuzz[] =
+    "usage: tracefuzz fuzz [--engine libfuzzer|afl] [--target T] [--faults F1,F2]\n"
+    "                      [--time S] [--jobs N] [--first] [--out DIR] [--unsupported MOD:EXC]\n"
+    "                      [--python-path DIR]... [--strict] [--seeds DIR]\n"
+    "                      [--fuzzer PATH]\n"
+    "\n"
+    "Coverage-guided fuzzing of the target with the prebuilt fuzz target tf_fuzz\n"
+    "(next to this binary; for --engine afl, the one of the afl build folder). Runs\n"
+    "for S seconds (default 300) on N cores (default 1), shows progress, writes each\n"
+    "finding into DIR/findings as NAME.tf (the input), NAME.py and NAME.report, and\n"
+    "ends in a summary: execs, execs/s, coverage, findings by signature. Exit 0 when\n"
+    "nothing was found, 1 otherwise, 2 on usage errors or a missing fuzz target.\n"
+    "\n"
+    "  --engine E         libfuzzer (default) or afl (afl-fuzz with the custom mutator)\n"
+    "  --target T         builtin | identity | path/file.py:attr | package.module:attr\n"
+    "  --faults F1,F2     tracer faults to inject (default: $TRACEFUZZ_FAULTS)\n"
+    "  --time S           seconds of fuzzing (default 300)\n"
+    "  --jobs N           parallel fuzzing processes (default 1)\n"
+    "  --first            stop at the first finding (libFuzzer on one job; for tests\n"
+    "                     and time-to-find measurements)\n"
+    "  --out DIR          output directory (default out/fuzz); DIR/corpus is kept,\n"
+    "                     so a second run continues where the first stopped\n"
+    "  --unsupported M:E  the target's \"cannot trace this\" exception\n"
+    "  --python-path DIR  extra directory to find the target in (repeatable)\n"
+    "  --strict           UNSUPPORTED is a finding\n"
+    "  --seeds DIR        seed corpus (default: corpus/seed of the source tree)\n"
+    "  --fuzzer PATH      the fuzz target binary to run instead of the one found\n";
+
+/* The directory holding this executable (malloc'd), or NULL. */
+static char *exe_dir(void)
+{
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return NULL;
+    buf[n] = 0;
+    char *slash = strrchr(buf, '/');
+    if (slash == NULL)
+        return NULL;
+    *slash = 0;
+    return strdup(buf);
+}
+
+static bool is_file(const char *path, bool exec)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (!exec || access(path, X_OK) == 0);
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The first of dir/rel for rel in rels that exists (as an executable when exec);
+ * malloc'd absolute path, or NULL. */
+static char *find_near(const char *dir, const char *const *rels, bool exec, bool want_dir)
+{
+    for (const char *const *r = rels; dir != NULL && *r != NULL; r++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, *r);
+        if (want_dir ? is_dir(path) : is_file(path, exec)) {
+            char *real = realpath(path, NULL);
+            if (real != NULL)
+                return real;
+        }
+    }
+    return NULL;
+}
+
+/* Parses one line of the engine's output into st. libFuzzer's status lines:
+ *   #4096  NEW  cov: 21 ft: 1240 corp: 429/59Kb ... exec/s: 217 rss: 38Mb ...
+ *   #4096: cov: 21 ft: 1240 corp: 429 exec/s 217 oom/timeout/crash: 0/0/3 time: ...
+ * (the second is -fork mode's). */
+static void parse_libfuzzer_line(const char *line, FuzzStats *st)
+{
+    static const char nondet[] = "tracefuzz fuzz target: NONDETERMINISTIC input";
+    if (strncmp(line, nondet, sizeof nondet - 1) == 0)
+        st->nondet++;
+    if (line[0] != '#' || !isdigit((unsigned char)line[1]))
+        return;
+    st->execs = st->base + strtoull(line + 1, NULL, 10);
+    const char *p;
+    if ((p = strstr(line, "cov: ")) != NULL)
+        st->cov = strtol(p + 5, NULL, 10);
+    if ((p = strstr(line, "ft: ")) != NULL)
+        st->ft = strtol(p + 4, NULL, 10);
+    if ((p = strstr(line, "corp: ")) != NULL)
+        st->corpus = strtol(p + 6, NULL, 10);
+    if ((p = strstr(line, "exec/s")) != NULL) {
+        p += 6;
+        while (*p == ':' || *p == ' ')
+            p++;
+        st->execs_per_s = strtod(p, NULL);
+    }
+    if ((p = strstr(line, "oom/timeout/crash: ")) != NULL) {
+        unsigned long o = 0, t = 0, c = 0;
+        if (sscanf(p + 19, "%lu/%lu/%lu", &o, &t, &c) == 3)
+            st->crashes = o + t + c;
+    }
+}
+
+/* Reads AFL++'s fuzzer_stats of one instance into st (sums over instances). */
+static void read_afl_stats(const char *path, FuzzStats *st)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f) != NULL) {
+        char key[64];
+        double v;
+        if (sscanf(line, "%63s : %lf", key, &v) != 2)
+            continue;
+        if (strcmp(key, "execs_done") == 0)
+            st->execs += (unsigned long long)v;
+        else if (strcmp(key, "execs_per_sec") == 0)
+            st->execs_per_s += v;
+        else if (strcmp(key, "bitmap_cvg") == 0 && v > st->map_pct)
+            st->map_pct = v;
+        else if (strcmp(key, "corpus_count") == 0)
+            st->corpus += (long)v;
+        else if (strcmp(key, "saved_crashes") == 0 || strcmp(key, "unique_crashes") == 0 ||
+                 strcmp(key, "saved_hangs") == 0 || strcmp(key, "unique_hangs") == 0)
+            st->crashes += (unsigned long)v;
+    }
+    fclose(f);
+}
+
+static void afl_stats(const char *aflout, unsigned jobs, FuzzStats *st)
+{
+    FuzzStats s = {0};
+    for (unsigned j = 0; j < jobs; j++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/f%u/fuzzer_stats", aflout, j);
+        read_afl_stats(path, &s);
+    }
+    *st = s;
+}
+
+static void fuzz_progress(const FuzzStats *st, double elapsed, bool afl)
+{
+    /* The overall rate: -fork mode's status lines carry none, AFL++'s is a recent
+     * window that starts out wild. */
+    if (afl)
+        fprintf(stderr, "tracefuzz fuzz: %4.0fs  %llu execs (%.0f/s)  map %.2f%%  corpus %ld  "
+                "crashes %lu\n", elapsed, st->execs,
+                elapsed > 0 ? (double)st->execs / elapsed : 0.0, st->map_pct, st->corpus,
+                st->crashes);
+    else
+        fprintf(stderr, "tracefuzz fuzz: %4.0fs  %llu execs (%.0f/s)  cov %ld  ft %ld  "
+                "corpus %ld  crashes %lu\n", elapsed, st->execs,
+                elapsed > 0 ? (double)st->execs / elapsed : 0.0, st->cov, st->ft, st->corpus,
+                st->crashes);
+}
+
+/* Sets the environment the fuzz target reads (hz_fuzz.c's header). */
+static void fuzz_env(const FuzzOptions *o)
+{
+    if (o->target != NULL)
+        setenv("TRACEFUZZ_TARGET", o->target, 1);
+    if (o->faults != NULL)
+        setenv("TRACEFUZZ_FAULTS", o->faults, 1);
+    else
+        unsetenv("TRACEFUZZ_FAULTS");
+    if (o->unsupported != NULL)
+        setenv("TRACEFUZZ_UNSUPPORTED", o->unsupported, 1);
+    if (o->strict)
+        setenv("TRACEFUZZ_STRICT", "1", 1);
+    if (o->npypath > 0) {
+        size_t n = 1;
+        for (size_t i = 0; i < o->npypath; i++)
+            n += strlen(o->pypath[i]) + 1;
+        char *pp = calloc(1, n);
+        if (pp == NULL)
+            abort();
+        for (size_t i = 0; i < o->npypath; i++) {
+            if (i > 0)
+                strcat(pp, ":");
+            strcat(pp, o->pypath[i]);
+        }
+        setenv("TRACEFUZZ_PYTHON_PATH", pp, 1);
+        free(pp);
+    }
+}
+
+/* Runs argv with stdout+stderr into a pipe; every line goes to the log and through
+ * parse (libFuzzer) and a progress line is printed every few seconds. The child is
+ * killed (SIGTERM, then SIGKILL) if it overruns deadline_s. Returns the child's exit
+ * status (128+signal when killed), or -1 if it could not start. */
+static int fuzz_spawn(char *const argv[], FILE *log, double start, double deadline_s,
+                      const FuzzOptions *o, const char *aflout, FuzzStats *st)
+{
+    int fds[2];
+    if (pipe(fds) < 0)
+        return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execvp(argv[0], argv);
+        fprintf(stderr, "tracefuzz fuzz: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    bool afl = aflout != NULL;
+    double last = cmd_now();
+    char line[8192];
+    size_t len = 0;
+    int status = 0, killed = 0;
+    for (;;) {
+        struct pollfd pfd = {fds[0], POLLIN, 0};
+        poll(&pfd, 1, 500);
+        ssize_t n;
+        char buf[4096];
+        bool eof = false;
+        while ((n = read(fds[0], buf, sizeof buf)) > 0) {
+            fwrite(buf, 1, (size_t)n, log);
+            for (ssize_t i = 0; i < n; i++) {
+                if (buf[i] == '\n' || len + 1 >= sizeof line) {
+                    line[len] = 0;
+                    if (!afl)
+                        parse_libfuzzer_line(line, st);
+                    len = 0;
+                }
+                else {
+                    line[len++] = buf[i];
+                }
+            }
+        }
+        if (n == 0)
+            eof = true;
+        double t = cmd_now();
+        if (t - last >= PROGRESS_EVERY_S) {
+            last = t;
+            if (afl)
+                afl_stats(aflout, o->jobs, st);
+            fuzz_progress(st, t - start, afl);
+        }
+        if (t - start > deadline_s && killed < 2) {
+            kill(pid, killed == 0 ? SIGTERM : SIGKILL);
+            killed++;
+            deadline_s += 10;
+        }
+        if (eof)
+            break;
+    }
+    close(fds[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (afl)
+        afl_stats(aflout, o->jobs, st);
+    fflush(log);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Crash files the engine saved: libFuzzer's crash-* / timeout-* / oom-* in dir, or
+ * AFL++'s fN/crashes/id:* and fN/hangs/id:*. Appends paths to *list. */
+static void collect_artifacts(const char *dir, bool afl, unsigned jobs, char ***list,
+                              size_t *n)
+{
+    for (unsigned j = 0; j < (afl ? jobs * 2 : 1); j++) {
+        char sub[4096];
+        if (afl)
+            snprintf(sub, sizeof sub, "%s/f%u/%s", dir, j / 2, j % 2 ? "hangs" : "crashes");
+        else
+            snprintf(sub, sizeof sub, "%s", dir);
+        DIR *d = opendir(sub);
+        if (d == NULL)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            const char *nm = e->d_name;
+            bool take = afl ? strncmp(nm, "id:", 3) == 0
+                            : (strncmp(nm, "crash-", 6) == 0 || strncmp(nm, "timeout-", 8) == 0 ||
+                               strncmp(nm, "oom-", 4) == 0 || strncmp(nm, "leak-", 5) == 0);
+            if (!take)
+                continue;
+            char *path = malloc(strlen(sub) + strlen(nm) + 2);
+            if (path == NULL)
+                abort();
+            sprintf(path, "%s/%s", sub, nm);
+            *list = realloc(*list, (*n + 1) * sizeof **list);
+            if (*list == NULL)
+                abort();
+            (*list)[(*n)++] = path;
+        }
+        closedir(d);
+    }
+}
+
+static int cmp_sig(const void *a, const void *b)
+{
+    const FuzzSig *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return strcmp(x->signature, y->signature);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Replays each artifact through a worker, writes its finding files and groups the
+ * findings by signature. Returns the number of findings (reproduced or not). */
+/* The worker configuration of fuzz's own runs (preflight, replaying artifacts). */
+static HzWorkerConfig fuzz_worker_config(const FuzzOptions *o, double timeout)
+{
+    HzWorkerConfig wc;
+    memset(&wc, 0, sizeof wc);
+    wc.target = o->target;
+    wc.unsupported = o->unsupported;
+    wc.python_path = o->pypath;
+    wc.n_python_path = o->npypath;
+    wc.faults = o->faults;
+    wc.timeout = timeout;
+    return wc;
+}
+
+static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts,
+                                 const char *findings, FuzzSig *sigs, size_t *nsigs)
+{
+    HzWorkerConfig wc = fuzz_worker_config(o, 20.0);
+    CmdFindings dest = {findings, o->target ? o->target : "builtin", o->faults, "fuzz"};
+    HzWorker *w = hz_worker_new(&wc);
+    char err[4096];
+    unsigned long total = 0;
+    for (size_t i = 0; i < narts; i++) {
+        HzInput in;
+        if (hz_input_load(arts[i], NULL, &in, err, sizeof err) < 0)
+            continue;
+        HzOutcome oc;
+        memset(&oc, 0, sizeof oc);
+        const char *filename = in.is_source ? "<tfseed>" : "<tfprog>";
+        char sig[1024];
+        if (hz_worker_run(w, filename, in.source, &oc, err, sizeof err) < 0) {
+            snprintf(sig, sizeof sig, "UNREPRODUCED (%s)", err);
+        }
+        else if (oc.kind == OR_OK || oc.kind == OR_INVALID ||
+                 oc.kind == OR_NONDETERMINISTIC ||
+                 (oc.kind == OR_UNSUPPORTED && !o->strict)) {
+            /* The engine saw it fail, the replay does not: an OOM, a wall-clock timeout
+             * of libFuzzer's, or state carried over from earlier inputs. */
+            const char *base = strrchr(arts[i], '/');
+            base = base ? base + 1 : arts[i];
+            snprintf(sig, sizeof sig, "UNREPRODUCED %s (replay: %s)",
+                     strncmp(base, "timeout-", 8) == 0 ? "timeout" :
+                     strncmp(base, "oom-", 4) == 0 ? "oom" : "crash",
+                     or_verdict_name(oc.kind));
+        }
+        else {
+            snprintf(sig, sizeof sig, "%s", oc.signature ? oc.signature : "?");
+        }
+        char line[4096];
+        snprintf(line, sizeof line, "%s: %s", in.path, sig);
+        /* Files named by signature and content (finding_name), in DIR/findings. */
+        char *stem = cmd_finding_stem(&in, &oc);
+        cmd_finding_write(&dest, &in, &oc, line);
+        size_t k = 0;
+        while (k < *nsigs && strcmp(sigs[k].signature, sig) != 0)
+            k++;
+        if (k == *nsigs && *nsigs < FUZZ_MAX_SIGS) {
+            sigs[k].signature = strdup(sig);
+            sigs[k].example = strdup(stem);
+            sigs[k].count = 0;
+            (*nsigs)++;
+        }
+        if (k < *nsigs)
+            sigs[k].count++;
+        total++;
+        free(stem);
+        hz_outcome_clear(&oc);
+        hz_input_clear(&in);
+    }
+    hz_worker_free(w);
+    return total;
+}
+
+/* The target must load and pass the trivial program (hz_preflight.h) before the
+ * engine starts: a broken set-up is one clear message, not a run of 0 execs or of
+ * N findings. Returns 0 or -1 (message printed). */
+static int fuzz_preflight(const FuzzOptions *o)
+{
+    HzWorkerConfig wc = fuzz_worker_config(o, 30.0);
+    HzWorker *w = hz_worker_new(&wc);
+    char err[4096];
+    int rc = hz_worker_start(w, err, sizeof err);
+    if (rc == 0)
+        rc = hz_preflight(w, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "tracefuzz fuzz: target %s: %s\n",
+                o->target ? o->target : "(default)", err);
+    hz_worker_free(w);
+    return rc;
+}
+
+int cmd_fuzz(int argc, char **argv)
+{
+    FuzzOptions o;
+    memset(&o, 0, sizeof o);
+    o.engine = "libfuzzer";
+    o.time_s = 300;
+    o.jobs = 1;
+    o.out = "out/fuzz";
+    o.pypath = calloc((size_t)argc + 1, sizeof *o.pypath);
+    if (o.pypath == NULL)
+        abort();
+    int rc = 0;
+    char *dir = NULL, *fuzzer = NULL, *seeds = NULL, *dict = NULL, *mutator = NULL;
+    char **arts = NULL;
+    size_t narts = 0;
+    FuzzSig sigs[FUZZ_MAX_SIGS];
+    size_t nsigs = 0;
+    FILE *log = NULL;
+
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (cmd_is_help(a)) {
+            fputs(usage_fuzz, stdout);
+            goto done;
+        }
+        if (strcmp(a, "--strict") == 0) {
+            o.strict = true;
+            continue;
+        }
+        if (strcmp(a, "--first") == 0) {
+            o.first = true;
+            continue;
+        }
+        if (i + 1 >= argc || strncmp(a, "--", 2) != 0) {
+            rc = cmd_usage_error(usage_fuzz, strncmp(a, "--", 2) == 0 ? "%s needs a value"
+                                                                   : "unexpected argument %s", a);
+            goto done;
+        }
+        const char *v = argv[++i];
+        uint64_t u;
+        if (strcmp(a, "--engine") == 0)
+            o.engine = v;
+        else if (strcmp(a, "--target") == 0)
+            o.target = v;
+        else if (strcmp(a, "--faults") == 0)
+            o.faults = v;
+        else if (strcmp(a, "--unsupported") == 0)
+            o.unsupported = v;
+        else if (strcmp(a, "--out") == 0)
+            o.out = v;
+        else if (strcmp(a, "--seeds") == 0)
+            o.seeds = v;
+        else if (strcmp(a, "--fuzzer") == 0)
+            o.fuzzer = v;
+        else if (strcmp(a, "--python-path") == 0)
+            o.pypath[o.npypath++] = v;
+        else if (strcmp(a, "--time") == 0 || strcmp(a, "--jobs") == 0) {
+            if (cmd_parse_u64(v, &u) < 0 || u == 0 || u > 10000000) {
+                rc = cmd_usage_error(usage_fuzz, "%s wants a positive integer", a);
+                goto done;
+            }
+            if (a[2] == 't')
+                o.time_s = (double)u;
+            else
+                o.jobs = (unsigned)u;
+        }
+        else {
+            rc = cmd_usage_error(usage_fuzz, "unknown option %s", a);
+            goto done;
+        }
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu > 0 && o.jobs > (unsigned)ncpu) {
+        fprintf(stderr, "tracefuzz fuzz: warning: --jobs %u is more than the %ld cores "
+                "here; using %ld\n", o.jobs, ncpu, ncpu);
+        o.jobs = (unsigned)ncpu;
+    }
+    bool afl = strcmp(o.engine, "afl") == 0;
+    if (!afl && strcmp(o.engine, "libfuzzer") != 0) {
+        rc = cmd_usage_error(usage_fuzz, "--engine %s: want libfuzzer or afl", o.engine);
+        goto done;
+    }
+    if (o.faults == NULL)
+        o.faults = getenv("TRACEFUZZ_FAULTS");
+    if (o.faults != NULL && *o.faults == 0)
+        o.faults = NULL;
+
+    /* The prebuilt pieces: nothing is built here. */
+    dir = exe_dir();
+    static const char *const lf_rels[] = {"tf_fuzz", "../fuzz-fast/tf_fuzz", "../fuzz/tf_fuzz",
+                                          NULL};
+    static const char *const afl_rels[] = {"../afl/tf_fuzz", "tf_fuzz_afl", NULL};
+    static const char *const mut_rels[] = {"libtfafl_mutator.so", "../afl/libtfafl_mutator.so",
+                                           "../dev/libtfafl_mutator.so", NULL};
+    static const char *const seed_rels[] = {"../../corpus/seed", "../corpus/seed", NULL};
+    static const char *const dict_rels[] = {"../../corpus/tracefuzz.dict",
+                                            "../corpus/tracefuzz.dict", NULL};
+    static const char *const cwd_seed[] = {"corpus/seed", NULL};
+    static const char *const cwd_dict[] = {"corpus/tracefuzz.dict", NULL};
+    if (o.fuzzer != NULL)
+        fuzzer = realpath(o.fuzzer, NULL);
+    else
+        fuzzer = find_near(dir, afl ? afl_rels : lf_rels, true, false);
+    if (fuzzer == NULL || !is_file(fuzzer, true)) {
+        fprintf(stderr, "tracefuzz fuzz: no %s fuzz target %s%s: build it first:\n  %s\n",
+                afl ? "AFL++" : "libFuzzer", o.fuzzer ? "at " : "next to this binary",
+                o.fuzzer ? o.fuzzer : "",
+                afl ? "cmake --preset afl && cmake --build --preset afl   (build/afl/tf_fuzz)"
+                    : "cmake --build --preset dev   (or fuzz-fast; builds tf_fuzz with clang)");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    seeds = o.seeds ? realpath(o.seeds, NULL) : find_near(dir, seed_rels, false, true);
+    if (seeds == NULL && o.seeds == NULL)
+        seeds = find_near(".", cwd_seed, false, true);
+    if (seeds == NULL) {
+        fprintf(stderr, "tracefuzz fuzz: no seed corpus (give --seeds DIR)\n");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    dict = find_near(dir, dict_rels, false, false);
+    if (dict == NULL)
+        dict = find_near(".", cwd_dict, false, false);
+    if (afl) {
+        mutator = find_near(dir, mut_rels, false, false);
+        if (mutator == NULL) {
+            fprintf(stderr, "tracefuzz fuzz: no libtfafl_mutator.so near %s\n", fuzzer);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+
+    if (fuzz_preflight(&o) < 0) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+
+    char corpus[4096], artifacts[4096], findings[4096], logpath[4096], aflout[4096];
+    snprintf(corpus, sizeof corpus, "%s/corpus", o.out);
+    snprintf(artifacts, sizeof artifacts, "%s/artifacts/", o.out);
+    snprintf(findings, sizeof findings, "%s/findings", o.out);
+    snprintf(logpath, sizeof logpath, "%s/fuzz.log", o.out);
+    snprintf(aflout, sizeof aflout, "%s/afl", o.out);
+    /* Findings and artifacts are this run's; the corpus carries over. */
+    char cmd[8192];
+    /* Findings of earlier runs stay (named by signature and content: a rerun of the
+     * same input overwrites it with itself); the engine's own files are this run's. */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", artifacts, aflout);
+    if (strchr(o.out, '\'') != NULL || system(cmd) != 0) {
+        fprintf(stderr, "tracefuzz fuzz: cannot clear %s\n", o.out);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (cmd_mkdir_p(corpus) < 0 || cmd_mkdir_p(artifacts) < 0 || cmd_mkdir_p(findings) < 0 ||
+        (log = fopen(logpath, "w")) == NULL) {
+        fprintf(stderr, "tracefuzz fuzz: cannot create %s: %s\n", o.out, strerror(errno));
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    fuzz_env(&o);
+    fprintf(stderr, "tracefuzz fuzz: %s, target %s, faults %s, %.0f s on %u core%s\n"
+            "tracefuzz fuzz: fuzzer %s\ntracefuzz fuzz: seeds %s, output %s (log: %s)\n",
+            afl ? "AFL++" : "libFuzzer", o.target ? o.target : "(default)",
+            o.faults ? o.faults : "none", o.time_s, o.jobs, o.jobs == 1 ? "" : "s",
+            fuzzer, seeds, o.out, logpath);
+
+    char a_time[64], a_fork[64], a_dict[4200], a_art[4200], a_tmo[64];
+    char *args[64];
+    int na = 0;
+    FuzzStats st;
+    memset(&st, 0, sizeof st);
+    double start = cmd_now();
+    int erc;
+    if (!afl) {
+        /* libFuzzer stops at the first crash. On one core, rerun it on the grown
+         * corpus for the time left (full speed: measured twice -fork=1's); on more,
+         * fork mode keeps N jobs going past crashes and merges their corpora. A seed
+         * that crashes would end every rerun before it starts: fork mode then too. */
+        bool use_fork = o.jobs > 1;
+        snprintf(a_fork, sizeof a_fork, "-fork=%u", o.jobs);
+        snprintf(a_art, sizeof a_art, "-artifact_prefix=%s", artifacts);
+        snprintf(a_dict, sizeof a_dict, "-dict=%s", dict ? dict : "");
+        erc = 0;
+        for (;;) {
+            double left = o.time_s - (cmd_now() - start);
+            if (left < 1)
+                break;
+            snprintf(a_time, sizeof a_time, "-max_total_time=%.0f", left);
+            na = 0;
+            args[na++] = fuzzer;
+            args[na++] = a_time;
+            if (use_fork) {
+                args[na++] = a_fork;
+                args[na++] = "-ignore_crashes=1";
+                args[na++] = "-ignore_timeouts=1";
+                args[na++] = "-ignore_ooms=1";
+            }
+            args[na++] = "-timeout=30";
+            args[na++] = "-rss_limit_mb=4096";
+            args[na++] = "-detect_leaks=0";
+            args[na++] = "-print_final_stats=1";
+            args[na++] = a_art;
+            if (dict != NULL)
+                args[na++] = a_dict;
+            args[na++] = corpus;
+            args[na++] = seeds;
+            args[na] = NULL;
+            unsigned long long before = st.execs;
+            erc = fuzz_spawn(args, log, start, left + 60, &o, NULL, &st);
+            if (erc <= 0 || use_fork)
+                break;   /* time is up, or the engine failed: its log says why */
+            st.crashes++;
+            st.base = st.execs;
+            if (o.first)
+                break;   /* --first: one finding is what was asked for */
+            if (st.execs == before) {
+                fprintf(stderr, "tracefuzz fuzz: an input of the corpus fails: going on "
+                        "in fork mode\n");
+                use_fork = true;
+            }
+        }
+    }
+    else {
+        /* One afl-fuzz per job (-M f0, -S f1..), each in its own process. */
+        setenv("AFL_SKIP_CPUFREQ", "1", 1);
+        setenv("AFL_NO_UI", "1", 1);
+        setenv("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1", 1);
+        setenv("AFL_CUSTOM_MUTATOR_LIBRARY", mutator, 1);
+        setenv("TRACEFUZZ_QUIET", "1", 1);
+        if (cmd_mkdir_p(aflout) < 0) {
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        pid_t kids[64];
+        unsigned nk = o.jobs < 64 ? o.jobs : 64;
+        o.jobs = nk;
+        snprintf(a_time, sizeof a_time, "%.0f", o.time_s);
+        snprintf(a_tmo, sizeof a_tmo, "30000");
+        char name[64][8];
+        for (unsigned j = nk; j-- > 0;) {
+            /* Instance f0 last: this process relays its output. */
+            snprintf(name[j], sizeof name[j], "f%u", j);
+            na = 0;
+            args[na++] = "afl-fuzz";
+            args[na++] = "-i";
+            args[na++] = seeds;
+            args[na++] = "-o";
+            args[na++] = aflout;
+            args[na++] = j == 0 && nk > 1 ? "-M" : "-S";
+            args[na++] = name[j];
+            args[na++] = "-V";
+            args[na++] = a_time;
+            args[na++] = "-t";
+            args[na++] = a_tmo;
+            if (dict != NULL) {
+                args[na++] = "-x";
+                args[na++] = dict;
+            }
+            args[na++] = "--";
+            args[na++] = fuzzer;
+            args[na] = NULL;
+            if (j == 0)
+                break;
+            fflush(stdout);
+            fflush(stderr);
+            kids[j] = fork();
+            if (kids[j] == 0) {
+                int devnull = open("/dev/null", O_WRONLY);
+                dup2(devnull, 1);
+                dup2(devnull, 2);
+                execvp(args[0], args);
+                _exit(127);
+            }
+        }
+        erc = fuzz_spawn(args, log, start, o.time_s + 60, &o, aflout, &st);
+        for (unsigned j = 1; j < nk; j++)
+            if (kids[j] > 0)
+                waitpid(kids[j], NULL, 0);
+        afl_stats(aflout, nk, &st);
+    }
+    double elapsed = cmd_now() - start;
+    if (erc < 0) {
+        fprintf(stderr, "tracefuzz fuzz: cannot start %s\n", args[0]);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (st.execs == 0 && st.crashes == 0) {
+        fprintf(stderr, "tracefuzz fuzz: the engine ran no input (exit status %d); its "
+                "output is in %s\n", erc, logpath);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+
+    collect_artifacts(afl ? aflout : artifacts, afl, o.jobs, &arts, &narts);
+    if (narts > 0) {   /* qsort wants a non-null array even for no elements */
+        qsort(arts, narts, sizeof *arts, cmp_str);
+        fprintf(stderr, "tracefuzz fuzz: replaying %zu saved input%s\n", narts,
+                narts == 1 ? "" : "s");
+    }
+    unsigned long nfind = fuzz_triage(&o, arts, narts, findings, sigs, &nsigs);
+
+    printf("\ntracefuzz fuzz summary (%s, target %s, faults %s)\n", afl ? "AFL++" : "libFuzzer",
+           o.target ? o.target : "default", o.faults ? o.faults : "none");
+    printf("  time      %.0f s on %u core%s\n", elapsed, o.jobs, o.jobs == 1 ? "" : "s");
+    printf("  execs     %llu (%.0f/s overall)\n", st.execs,
+           elapsed > 0 ? (double)st.execs / elapsed : 0.0);
+    if (afl)
+        printf("  coverage  %.2f%% of the AFL++ map, corpus %ld\n", st.map_pct, st.corpus);
+    else
+        printf("  coverage  %ld edges, %ld features, corpus %ld\n", st.cov, st.ft, st.corpus);
+    printf("  findings  %lu in %zu signature%s%s%s\n", nfind, nsigs, nsigs == 1 ? "" : "s",
+           nfind ? ", files in " : "", nfind ? findings : "");
+    if (st.nondet > 0)
+        printf("  note      %lu NONDETERMINISTIC inputs (generator bugs, not findings; "
+               "see %s)\n", st.nondet, logpath);
+    if (nsigs > 0)
+        qsort(sigs, nsigs, sizeof sigs[0], cmp_sig);
+    for (size_t k = 0; k < nsigs; k++)
+        printf("    %5lu  %s   (e.g. %s)\n", sigs[k].count, sigs[k].signature, sigs[k].example);
+    rc = nfind > 0 ? 1 : 0;
+done:
+    for (size_t k = 0; k < nsigs; k++) {
+        free(sigs[k].signature);
+        free(sigs[k].example);
+    }
+    hz_paths_free(arts, narts);
+    if (log != NULL)
+        fclose(log);
+    free(dir);
+    free(fuzzer);
+    free(seeds);
+    free(dict);
+    free(mutator);
+    free(o.pypath);
+    return rc;
+}
