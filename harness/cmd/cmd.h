@@ -58,9 +58,11 @@ typedef struct {
 /* The file name without extension of in's finding (signature slug + content hash);
  * malloc'd. */
 char *cmd_finding_stem(const HzInput *in, const HzOutcome *oc);
-/* Writes DIR/STEM.py, .report and (bytes inputs) .tf. line is the verdict line.
+/* Writes DIR/STEM.py, .report and (bytes inputs) .tf. The report starts with line
+ * (the verdict line), then `key: value` lines, `verdict:` and `signature:` (as
+ * given: fuzz's UNREPRODUCED ones too) first, for tools reading findings (triage).
  * Returns 0, or -1 (message printed) when a file could not be written. */
 int cmd_finding_write(const CmdFindings *f, const HzInput *in, const HzOutcome *oc,
-                      const char *line);
+                      const char *signature, const char *line);
 
 #endif

@@ -50,7 +50,7 @@ char *cmd_finding_stem(const HzInput *in, const HzOutcome *oc)
 }
 
 int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *oc,
-                      const char *line)
+                      const char *signature, const char *line)
 {
     char *stem = cmd_finding_stem(in, oc);
     size_t n = strlen(o->dir) + strlen(stem) + 16;
@@ -65,9 +65,10 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
         time_t now = time(NULL);
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-        fprintf(f, "%s\n\ninput: %s\ntarget: %s\nfaults: %s\ntracefuzz: %s (decoder "
-                "version %d, observation version %d)\ncommand: %s\ntime: %s\n\n%s\n",
-                line, in->path, o->target_name ? o->target_name : "?",
+        fprintf(f, "%s\n\nverdict: %s\nsignature: %s\ninput: %s\ntarget: %s\nfaults: %s\n"
+                "tracefuzz: %s (decoder version %d, observation version %d)\ncommand: %s\n"
+                "time: %s\n\n%s\n",
+                line, or_verdict_name(oc->kind), signature ? signature : "?", in->path, o->target_name ? o->target_name : "?",
                 o->faults ? o->faults : "none", TF_VERSION, HZ_DECODER_VERSION,
                 OR_OBS_VERSION, cmd_command_line(), when, oc->report ? oc->report : "");
         static const char *const names[3] = {"eager run 1", "eager run 2", "target run"};

@@ -438,7 +438,7 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
         snprintf(line, sizeof line, "%s: %s", in.path, sig);
         /* Files named by signature and content (finding_name), in DIR/findings. */
         char *stem = cmd_finding_stem(&in, &oc);
-        cmd_finding_write(&dest, &in, &oc, line);
+        cmd_finding_write(&dest, &in, &oc, sig, line);
         size_t k = 0;
         while (k < *nsigs && strcmp(sigs[k].signature, sig) != 0)
             k++;

@@ -122,7 +122,7 @@ static void report_failure(const RunOptions *o, const HzInput *in, const HzOutco
 {
     if (o->findings != NULL) {
         CmdFindings f = {o->findings, o->target_name, o->faults, "run"};
-        if (cmd_finding_write(&f, in, oc, line) < 0)
+        if (cmd_finding_write(&f, in, oc, oc->signature, line) < 0)
             finding_write_errors++;
     }
     else if (oc->report != NULL && *oc->report)

@@ -35,7 +35,8 @@ report_header) # a report records target, faults, versions, command line and tim
     "$tf" run --target $T/change_result.py:jit --findings "$tmp/f" \
         tests/cli/inputs/no_expectation.py >/dev/null 2>&1
     r=$(ls "$tmp"/f/*.report)
-    for key in "input: tests/cli/inputs/no_expectation.py" "target: $T/change_result.py:jit" \
+    for key in "verdict: MISMATCH_RESULT" "signature: MISMATCH_RESULT 1 " \
+               "input: tests/cli/inputs/no_expectation.py" "target: $T/change_result.py:jit" \
                "faults: none" "tracefuzz: [0-9]+\.[0-9]+\.[0-9]+ \(decoder version" \
                "command: .*tracefuzz run --target" "time: 20[0-9-]+T"; do
         grep -Eq "^$key" "$r" || fail "report lacks /$key/"
