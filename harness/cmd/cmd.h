@@ -47,6 +47,8 @@ int cmd_write_file(const char *path, const void *data, size_t n);
 void cmd_on_signals_interrupt(void);
 void cmd_remember_command_line(int argc, char **argv);
 const char *cmd_command_line(void);                   /* as remembered, for reports */
+/* The first max bytes of a file as a string (malloc'd), or NULL when unreadable. */
+char *cmd_read_text(const char *path, size_t max);
 
 /* cmd_findings.c: a failing input's files in a findings directory. */
 typedef struct {

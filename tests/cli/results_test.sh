@@ -59,6 +59,22 @@ bad_options)  # configuration errors: exit 2 and one clear line
     run --update-baseline; [ $? = 2 ] || fail "--update-baseline alone not exit 2"
     run --json "$tmp/no/such/dir/r.json"; [ $? = 2 ] || fail "unwritable --json not exit 2"
     grep -q "cannot write the JSON file" "$tmp/err" || fail "message: $(cat "$tmp/err")";;
+fuzz)         # fuzz writes the same files; its baseline makes known findings green
+    mkdir -p "$tmp/seeds"   # one seed that fails at once: a deterministic first finding
+    { echo '#tracefuzz-py'; cat corpus/regression/motivating.py; } > "$tmp/seeds/m"
+    fz() { "$tf" fuzz --first --time 60 --target builtin --faults assume_stable_attrs \
+        --seeds "$tmp/seeds" "$@" >"$tmp/out" 2>"$tmp/err"; }
+    fz --out "$tmp/o1" --json "$tmp/f.json" --junit "$tmp/f.xml" --sarif "$tmp/f.sarif"
+    [ $? = 1 ] || fail "fuzz with a finding: exit not 1: $(tail -3 "$tmp/err")"
+    chk json "$tmp/f.json" signatures=1 exit=1 command=fuzz failed=1
+    chk junit "$tmp/f.xml" tests=1 failures=1
+    chk sarif "$tmp/f.sarif" results=1 levels=error
+    "$py" -c 'import json,sys; [print(s["signature"]) for s in json.load(open(sys.argv[1]))["signatures"]]' \
+        "$tmp/f.json" > "$tmp/base"
+    fz --out "$tmp/o2" --baseline "$tmp/base" --json "$tmp/g.json"
+    [ $? = 0 ] || fail "fuzz with only known findings: exit not 0: $(tail -3 "$tmp/out")"
+    grep -q "(known)" "$tmp/out" || fail "known finding not marked: $(tail -3 "$tmp/out")"
+    chk json "$tmp/g.json" known=1 failed=0 exit=0;;
 *) fail "unknown case $case_";;
 esac
 echo "ok $case_"
