@@ -193,6 +193,12 @@ int cmd_reduce(int argc, char **argv)
     }
     else {
         char *py = out_path(out, ".py"), *tf = res.tf ? out_path(out, ".tf") : NULL;
+        char *dir = strdup(py), *slash = strrchr(dir, '/');
+        if (slash != NULL && slash != dir) {   /* OUT's directory, made if missing */
+            *slash = 0;
+            cmd_mkdir_p(dir);
+        }
+        free(dir);
         if (cmd_write_file(py, res.py, strlen(res.py)) < 0 ||
             (tf != NULL && cmd_write_file(tf, res.tf, res.tf_size) < 0)) {
             fprintf(stderr, "tracefuzz reduce: cannot write %s: %s\n", tf ? tf : py,
@@ -210,6 +216,9 @@ int cmd_reduce(int argc, char **argv)
                    res.shared ? "shared (confirmed under fork)" : "fork",
                    res.fell_back ? ", redone fork-isolated" : "",
                    res.expired ? ", stopped by --time-limit" : "");
+            if (res.unconfirmed)
+                printf("warning     the reduced input lost the signature when run again: "
+                       "written unreduced\n");
             printf("wrote       %s%s%s\n", py, tf ? " " : "", tf ? tf : "");
             if (r == -2) {
                 int sig = hz_channel_interrupted();

@@ -36,7 +36,8 @@
  * unless fork_only or unless the original's signature differs there; the results
  * (the reduced IR's program and the reduced text) are then run under fork
  * isolation, and if either lost the signature the reduction is done again with
- * fork-isolated candidates. */
+ * fork-isolated candidates, within the same time limit. A result that still loses
+ * it when run once more (a flaky input) is replaced by the input itself. */
 typedef struct {
     const HzWorkerConfig *wc;  /* target, faults, limits (isolation is decided here) */
     unsigned jobs;             /* workers testing candidates at once (>= 1) */
@@ -56,6 +57,8 @@ typedef struct {
     bool shared;               /* candidates ran under shared isolation */
     bool fell_back;            /* ... and the result did not hold under fork: redone */
     bool expired;              /* the time limit ended it */
+    bool unconfirmed;          /* the result lost the signature when run again under
+                                * fork isolation: the result is the input itself */
 } HzReduceResult;
 
 /* 0 reduced (or already minimal), 1 the input does not fail (OK, UNSUPPORTED,

@@ -75,6 +75,10 @@ class Analysis:
         self.body(self.tree.body, 0, 0)
         for node in ast.walk(self.tree):
             self.rewrite(node)
+        self.inline(self.tree, self.tree.body)
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.inline(node, node.body)
 
     # ---- statements ----
     def owns(self, stmts, i, header):
@@ -142,6 +146,58 @@ class Analysis:
             new[0] = new[0] + "  " + tag
         self.add(self.text_with_lines(a, b, new))
 
+    def inline(self, scope, body):
+        """`x = E` whose x is read once, later, in scope: E in its place, the
+        assignment gone (`a = Base(); return (a,)` -> `return (Base(),)`)."""
+        loads, stores = {}, {}
+        for n in ast.walk(scope):
+            if isinstance(n, ast.Name):
+                d = loads if isinstance(n.ctx, ast.Load) else stores
+                d.setdefault(n.id, []).append(n)
+            elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                for name in n.names:
+                    stores.setdefault(name, []).extend([None, None])
+        for i, st in enumerate(body):
+            if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and
+                    isinstance(st.targets[0], ast.Name) and self.owns(body, i, 0)):
+                continue
+            name = st.targets[0].id
+            if len(stores.get(name, ())) != 1 or len(loads.get(name, ())) != 1:
+                continue
+            use = loads[name][0]
+            if use.lineno <= st.end_lineno:
+                continue
+            seg = ast.get_source_segment(self.src, st.value)
+            if seg is None or "\n" in seg:
+                continue
+            if not isinstance(st.value, (ast.Call, ast.Name, ast.Attribute, ast.Constant,
+                                         ast.Subscript, ast.Tuple, ast.List, ast.Dict)):
+                seg = "(" + seg + ")"
+            text = self.replace_span(use, use, seg).split("\n")
+            del text[_first_line(st) - 1: st.end_lineno]
+            self.add("\n".join(text))
+
+    def drop_init(self, cls):
+        """A class without its __init__ and every `Cls(...)` of the module without
+        arguments: the two edits only work together."""
+        init = [i for i, st in enumerate(cls.body) if isinstance(st, ast.FunctionDef)
+                and st.name == "__init__" and self.owns(cls.body, i, cls.lineno)]
+        if not init or len(cls.body) < 2:
+            return
+        st = cls.body[init[0]]
+        calls = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call) and
+                 isinstance(n.func, ast.Name) and n.func.id == cls.name and
+                 (n.args or n.keywords)]
+        if any(c.lineno != c.end_lineno for c in calls):
+            return
+        text = self.src
+        for c in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+            s, e = self.offset(c.lineno, c.col_offset), self.offset(c.end_lineno, c.end_col_offset)
+            text = text[:s] + cls.name + "()" + text[e:]
+        lines = text.split("\n")
+        del lines[_first_line(st) - 1: st.end_lineno]
+        self.add("\n".join(lines))
+
     def rewrite(self, node):
         if isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
             self.unwrap(node, node.body)
@@ -161,6 +217,8 @@ class Analysis:
                         del t[d.lineno - 1]
                         self.add("\n".join(t))
         if isinstance(node, ast.ClassDef):
+            self.drop_init(node)
+        if isinstance(node, ast.ClassDef):
             parts = node.bases + node.keywords
             for i in range(len(parts)):
                 keep = [ast.get_source_segment(self.src, p) for j, p in enumerate(parts) if j != i]
@@ -172,6 +230,21 @@ class Analysis:
             seg = ast.get_source_segment(self.src, node.value)
             if seg is not None:
                 self.add(self.replace_span(node, node.value, seg))
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+                not isinstance(node.args[0], ast.Starred):
+            # `out.append(EXPR)` -> `EXPR`, `tuple(out)` -> `out`
+            seg = ast.get_source_segment(self.src, node.args[0])
+            if seg is not None:
+                self.add(self.replace_span(node, node, seg if "\n" not in seg else "(" + seg + ")"))
+        if isinstance(node, ast.Call) and (node.args or node.keywords):
+            # `Desc("name", 1, True)` -> `Desc()`: then its __init__ may go
+            self.add(self.replace_span(node, node,
+                                       ast.get_source_segment(self.src, node.func) + "()"))
+        if isinstance(node, ast.Tuple) and len(node.elts) == 1 and \
+                not isinstance(node.elts[0], ast.Starred):
+            seg = ast.get_source_segment(self.src, node.elts[0])
+            if seg is not None and "\n" not in seg:
+                self.add(self.replace_span(node, node, seg))
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) > 1:
             for i in range(len(node.elts)):
                 keep = [ast.get_source_segment(self.src, e) for j, e in enumerate(node.elts)

@@ -166,8 +166,8 @@ int hz_reduce_input(const HzReduceConfig *cfg, const HzInput *in, HzReduceResult
     rc = reduce_with(cfg, in, co, h, res);
     if (rc < 0 || hz_oracle_stats(co)->interrupted)
         goto done;
+    bool holds = true;
     if (res->shared) {
-        bool holds;
         if ((rc = confirm(fo, res, &holds, err, errlen)) < 0)
             goto done;
         if (!holds) {
@@ -177,13 +177,36 @@ int hz_reduce_input(const HzReduceConfig *cfg, const HzInput *in, HzReduceResult
             res->tried += hz_oracle_stats(co)->tried;
             res->cached += hz_oracle_stats(co)->cached;
             co = hz_oracle_new(&wfork, cfg->jobs, filename);
-            res->shared = false;
             if ((rc = hz_oracle_start(co, err, errlen)) < 0)
                 goto done;
             hz_oracle_set_signature(co, res->signature);
-            if (cfg->time_limit > 0)
-                hz_oracle_set_deadline(co, hz_reduce_now() + cfg->time_limit);
-            rc = reduce_with(cfg, in, co, h, res);
+            if (cfg->time_limit > 0)   /* within the same time box */
+                hz_oracle_set_deadline(co, start + cfg->time_limit);
+            if ((rc = reduce_with(cfg, in, co, h, res)) < 0 || hz_oracle_stats(co)->interrupted)
+                goto done;
+        }
+    }
+    /* Every accepted candidate had the signature; one more run of the result under
+     * fork isolation, as `run` will run it, says whether it still has (a flaky
+     * input may not). If not, the result is the input itself. */
+    if (!res->shared || res->fell_back) {
+        if ((rc = confirm(fo, res, &holds, err, errlen)) < 0)
+            goto done;
+        if (!holds) {
+            logf_(cfg, "the reduced input does not keep the signature when run again: "
+                  "the input itself is the result (is it flaky?)");
+            res->unconfirmed = true;
+            free(res->py);
+            free(res->tf);
+            res->tf = NULL;
+            res->py = strdup(in->source);
+            if (!in->is_source) {
+                res->tf = malloc(in->size + 1);
+                if (res->tf == NULL)
+                    abort();
+                memcpy(res->tf, in->data, in->size);
+                res->tf_size = in->size;
+            }
         }
     }
 done:

@@ -7,10 +7,12 @@
  *      them): a ddmin pass over the statements of one depth, each removal of whole
  *      lines; a body left empty gets `pass`;
  *   2. the helper's rewrites that save lines (a try/if/for/with replaced by its
- *      body, a decorator dropped, `x = EXPR` turned into `EXPR`), one at a time;
+ *      body, a decorator dropped, `x = E` inlined into its one use or turned
+ *      into `E`), one at a time;
  *   3. single lines and blocks (a line and the more indented lines under it);
- *   4. last, once, the rewrites that only shorten (constants, elements of a
- *      display, base classes): the text reads better.
+ *   4. the rewrites that only shorten (constants, elements of a display, a call's
+ *      arguments, base classes): the text reads better, and what they make
+ *      unused goes in pass 3 again.
  * Every candidate is compiled by the helper before a worker runs it: a candidate
  * that does not parse costs a compile, not a run. Edits work on the text at AST
  * positions, so comments, `# tf:` tags among them, stay with their lines. */
@@ -399,6 +401,40 @@ static int greedy(char **cur, GenFn gen, bool lines_only, HzOracle *o, HzAstHelp
     return result;
 }
 
+/* The layout PEP 8 asks for, after deletions left it ragged: no blank lines but
+ * one before each top-level def, class or decorator (two in PEP 8; one keeps a
+ * ten-line reproducer on a screen) and none at the end. Program lines do not change. */
+static char *tidy(const char *src)
+{
+    Lines l;
+    lines_split(src, &l);
+    size_t cap = strlen(src) + l.n + 2;
+    char *out = malloc(cap), *o = out;
+    if (out == NULL)
+        abort();
+    bool any_code = false, prev_decorator = false;
+    for (size_t i = 0; i < l.n; i++) {
+        const char *s = l.line[i];
+        if (s[indent_of(s)] == 0)
+            continue;   /* blank */
+        bool top = indent_of(s) == 0 && is_code(s);
+        bool header = top && (strncmp(s, "def ", 4) == 0 || strncmp(s, "class ", 6) == 0 ||
+                              strncmp(s, "async def ", 10) == 0 || s[0] == '@');
+        if (header && any_code && !prev_decorator)
+            *o++ = '\n';
+        if (top)
+            prev_decorator = s[0] == '@';
+        any_code |= is_code(s);
+        size_t k = strlen(s);
+        memcpy(o, s, k);
+        o += k;
+        *o++ = '\n';
+    }
+    *o = 0;
+    lines_free(&l);
+    return out;
+}
+
 int hz_reduce_text(char **src, HzOracle *o, HzAstHelper *h)
 {
     bool changed = true;
@@ -408,12 +444,27 @@ int hz_reduce_text(char **src, HzOracle *o, HzAstHelper *h)
         for (int depth = 0; depth < 8; depth++)
             if (ddmin_depth(src, depth, o, h, &changed) < 0)
                 return -1;
+        /* rewrites that only shorten count as a change when they make a later
+         * pass remove lines (`Desc("n", 1)` -> `Desc()`, then its __init__ goes) */
+        size_t lines = hz_program_text_size(*src);
+        bool shorter = false;
         if (greedy(src, gen_rewrites, true, o, h, &changed) < 0 ||
-            greedy(src, gen_lines, true, o, h, &changed) < 0)
+            greedy(src, gen_lines, true, o, h, &changed) < 0 ||
+            greedy(src, gen_rewrites, false, o, h, &shorter) < 0 ||
+            (shorter && greedy(src, gen_lines, true, o, h, &shorter) < 0))
             return -1;
+        changed |= hz_program_text_size(*src) < lines;
     }
-    bool more = false;
-    if (greedy(src, gen_rewrites, false, o, h, &more) < 0)
-        return -1;
+    /* the tidy layout, if it keeps the signature (a candidate like any other) */
+    char *t = tidy(*src);
+    bool ok = false;
+    if (strcmp(t, *src) != 0 && hz_ast_compiles(h, &t, 1, &ok) == 0 && ok &&
+        hz_oracle_first(o, &t, 1) == 0) {
+        free(*src);
+        *src = t;
+    }
+    else {
+        free(t);
+    }
     return st->broken ? -1 : 0;
 }
