@@ -32,6 +32,7 @@ int cmd_show(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
+int cmd_reduce(int argc, char **argv);
 
 /* cmd_util.c */
 int cmd_usage_error(const char *usage, const char *fmt, const char *arg);  /* EXIT_USAGE */
