@@ -31,6 +31,8 @@ int cmd_show(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
+int cmd_promote(int argc, char **argv);
 
 /* cmd_util.c */
 int cmd_usage_error(const char *usage, const char *fmt, const char *arg);  /* EXIT_USAGE */
@@ -64,5 +66,29 @@ char *cmd_finding_stem(const HzInput *in, const HzOutcome *oc);
  * Returns 0, or -1 (message printed) when a file could not be written. */
 int cmd_finding_write(const CmdFindings *f, const HzInput *in, const HzOutcome *oc,
                       const char *signature, const char *line);
+
+/* cmd_finding_read.c: a finding read back (triage, promote). */
+typedef struct {
+    char *report;        /* the .report's path */
+    char *stem;          /* its file name without .report */
+    char *verdict, *signature, *input, *target, *faults, *time;   /* header keys, or NULL */
+    char *divergence;    /* the report's one-line divergence (or its why:), or NULL */
+    char *program;       /* the program of STEM.min.py, else STEM.py (the text above
+                            the repro footer), or NULL when neither reads */
+    char *program_path;  /* which file that was */
+    bool reduced;        /* it was STEM.min.py */
+    size_t size;         /* its non-blank, non-comment lines */
+} CmdFindingInfo;
+
+/* Reads DIR/STEM.report's header and the reproducer beside it. 0, or -1 when the
+ * report cannot be read or has no verdict:/signature: keys. */
+int cmd_finding_read(const char *report_path, CmdFindingInfo *fi);
+void cmd_finding_info_clear(CmdFindingInfo *fi);
+/* A whole file, NUL-terminated, at most about max bytes (malloc'd), or NULL. */
+char *cmd_read_text(const char *path, size_t max);
+/* Ends source before the repro footer's marker line, when it has one. */
+void cmd_program_cut_footer(char *source);
+/* Non-blank, non-comment lines (the size of a program everywhere). */
+size_t cmd_program_size(const char *src);
 
 #endif

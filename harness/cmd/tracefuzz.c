@@ -8,6 +8,7 @@
  *   tracefuzz stats (--random N [--seed S] | PATH...)
  *   tracefuzz fuzz  [--engine libfuzzer|afl] [--target T] [--faults F] [--time S]
  *                   [--jobs N] [--out DIR] [options]
+ *   tracefuzz triage DIR... [--json FILE]
  *   tracefuzz COMMAND --help | tracefuzz --help | tracefuzz --version
  *
  * INPUTS
@@ -45,6 +46,7 @@ static const CmdCommand commands[] = {
     {"gen", "write random inputs into a directory", cmd_gen},
     {"stats", "feature coverage of random programs or of inputs", cmd_stats},
     {"fuzz", "coverage-guided fuzzing with libFuzzer or AFL++ (the main job)", cmd_fuzz},
+    {"triage", "group the findings of any number of runs by signature", cmd_triage},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
