@@ -49,7 +49,11 @@ void cmd_on_signals_interrupt(void);
 void cmd_remember_command_line(int argc, char **argv);
 const char *cmd_command_line(void);                   /* as remembered, for reports */
 
-/* cmd_findings.c: a failing input's files in a findings directory. */
+/* cmd_findings.c: a failing input's files in a findings directory. A report holds
+ * at most CMD_REPORT_LINES lines of the verdict's report (the divergence leads, the
+ * program comes last) and CMD_OBSERVATION_LINES of each observation. */
+#define CMD_REPORT_LINES 200
+#define CMD_OBSERVATION_LINES 200
 typedef struct {
     const char *dir;           /* where they go */
     const char *target_name;   /* as the worker resolved it */
