@@ -88,6 +88,8 @@ typedef struct {
  * report cannot be read or has no verdict:/signature: keys. */
 int cmd_finding_read(const char *report_path, CmdFindingInfo *fi);
 void cmd_finding_info_clear(CmdFindingInfo *fi);
+/* One `key: value` of a report's header (malloc'd), or NULL (no file, no key). */
+char *cmd_report_header_value(const char *report_path, const char *key);
 /* A whole file, NUL-terminated, at most about max bytes (malloc'd), or NULL. */
 char *cmd_read_text(const char *path, size_t max);
 /* Ends source before the repro footer's marker line, when it has one. */

@@ -143,6 +143,16 @@ static char *body_line(const char *body, const char *key)
     return NULL;
 }
 
+char *cmd_report_header_value(const char *report_path, const char *key)
+{
+    char *text = cmd_read_text(report_path, 8192);   /* the header is at the start */
+    if (text == NULL)
+        return NULL;
+    char *v = header_value(text, key);
+    free(text);
+    return v;
+}
+
 int cmd_finding_read(const char *report_path, CmdFindingInfo *fi)
 {
     memset(fi, 0, sizeof *fi);

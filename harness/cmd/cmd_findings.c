@@ -81,11 +81,16 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
     snprintf(path, n, "%s/%s.py", o->dir, stem);
     int rc = cmd_write_file(path, in->source, strlen(in->source));
     snprintf(path, n, "%s/%s.report", o->dir, stem);
+    /* A rerun of the same finding keeps the time it was first found (triage's
+     * first seen). */
+    char *first = cmd_report_header_value(path, "time");
     FILE *f = fopen(path, "w");
     if (f != NULL) {
         time_t now = time(NULL);
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        if (first != NULL)
+            snprintf(when, sizeof when, "%s", first);
         fprintf(f, "%s\n\nverdict: %s\nsignature: %s\ninput: %s\ntarget: %s\nfaults: %s\n"
                 "tracefuzz: %s (decoder version %d, observation version %d)\ncommand: %s\n"
                 "time: %s\n\n",
@@ -119,6 +124,7 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
         fprintf(stderr, "tracefuzz %s: cannot write findings for %s into %s: %s\n",
                 o->command ? o->command : "run", in->path, o->dir, strerror(errno));
     }
+    free(first);
     free(path);
     free(stem);
     return rc;

@@ -9,6 +9,7 @@
  *   tracefuzz fuzz  [--engine libfuzzer|afl] [--target T] [--faults F] [--time S]
  *                   [--jobs N] [--out DIR] [options]
  *   tracefuzz triage DIR... [--json FILE]
+ *   tracefuzz promote FINDING... --to DIR [--target T] [--faults F] [--name N]
  *   tracefuzz COMMAND --help | tracefuzz --help | tracefuzz --version
  *
  * INPUTS
@@ -47,6 +48,7 @@ static const CmdCommand commands[] = {
     {"stats", "feature coverage of random programs or of inputs", cmd_stats},
     {"fuzz", "coverage-guided fuzzing with libFuzzer or AFL++ (the main job)", cmd_fuzz},
     {"triage", "group the findings of any number of runs by signature", cmd_triage},
+    {"promote", "turn a finding into a regression case (checked before written)", cmd_promote},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
