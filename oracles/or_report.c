@@ -180,6 +180,14 @@ put_side_by_side(OrBuf *b, const OrReportCtx *ctx, OrBuf *one_line)
     return 0;
 }
 
+/* The line after the one p is in, or NULL. */
+static const char *
+next_line(const char *p)
+{
+    const char *nl = strchr(p, '\n');
+    return nl && nl[1] ? nl + 1 : NULL;
+}
+
 /* The target's message, its innermost part: a traceback's first line, then its
  * last TARGET_LINES lines (innermost frames and the exception), saying how many
  * were cut in between. */
@@ -196,15 +204,24 @@ put_target_message(OrBuf *b, const char *msg)
         put_indented(b, msg, "  ");
         return;
     }
-    const char *nl = strchr(msg, '\n');
-    or_buf_puts(b, "  ");
-    or_buf_putn(b, msg, (size_t)(nl - msg));
-    or_buf_printf(b, "\n  ... (%zu lines of outer frames cut)\n", lines - 1 - TARGET_LINES);
+    /* The first kept line, moved forward (at most 3 lines) to a frame's first
+     * line ("  File ..."), so that no frame is cut in half. */
+    size_t from = lines - TARGET_LINES;
     const char *p = msg;
-    for (size_t skip = lines - TARGET_LINES; skip > 0 && p != NULL; skip--) {
-        p = strchr(p, '\n');
-        p = p ? p + 1 : NULL;
+    for (size_t i = 0; i < from && p != NULL; i++) {
+        p = next_line(p);
     }
+    const char *q = p;
+    for (size_t k = from; q != NULL && k < from + 3; k++, q = next_line(q)) {
+        if (strncmp(q, "  File ", 7) == 0) {
+            p = q;
+            from = k;
+            break;
+        }
+    }
+    or_buf_puts(b, "  ");
+    or_buf_putn(b, msg, strcspn(msg, "\n"));
+    or_buf_printf(b, "\n  ... (%zu lines of outer frames cut)\n", from - 1);
     if (p != NULL) {
         put_indented(b, p, "  ");
     }

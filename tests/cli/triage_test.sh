@@ -108,7 +108,20 @@ report_leads) # a finding's report: divergence first, observations last, all cap
         [ "$(wc -l < "$r")" -le 830 ] || fail "$r: $(wc -l < "$r") lines, over the caps"
     done
     grep -lq 'more lines cut' "$tmp"/d1/*.report "$tmp"/d2/*.report ||
-        fail "no report was cut: the campaign's programs are longer than the cap";;
+        fail "no report was cut: the campaign's programs are longer than the cap"
+    # the program's lines involved are the program's own, numbered as in NAME.py
+    n=0
+    for r in "$tmp"/d1/*.report "$tmp"/d2/*.report; do
+        first=$(awk '/^the program.s lines involved:$/ {getline; print; exit}' "$r")
+        [ -n "$first" ] || continue
+        num=$(echo "$first" | sed -E 's/^  ([0-9]+) \| .*/\1/')
+        text=$(echo "$first" | sed -E 's/^  [0-9]+ \| //')
+        [ "$(sed -n "${num}p" "${r%.report}.py")" = "$text" ] ||
+            fail "$r: line $num is not '$text'"
+        echo "$text" | grep -q '# tf:' || fail "$r: '$text' is not a tagged line"
+        n=$((n + 1))
+    done
+    [ $n -gt 0 ] || fail "no report names the program's lines involved";;
 promote)      # a finding becomes a case whose both expectations hold under run
     campaign
     r=$(grep -l '^verdict: MISMATCH' "$tmp"/d1/*.report | head -1)
