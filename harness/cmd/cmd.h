@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit statuses, the same for every command (docs/CLI.md "Exit status"): 0 clean,
  * 1 findings, 2 usage or configuration, 3 internal error, 128+N ended by signal N. */
@@ -48,6 +49,8 @@ int cmd_write_file(const char *path, const void *data, size_t n);
 void cmd_on_signals_interrupt(void);
 void cmd_remember_command_line(int argc, char **argv);
 const char *cmd_command_line(void);                   /* as remembered, for reports */
+/* The first max bytes of a file as a string (malloc'd), or NULL when unreadable. */
+char *cmd_read_text(const char *path, size_t max);
 
 /* cmd_findings.c: a failing input's files in a findings directory. A report holds
  * at most CMD_REPORT_LINES lines of the verdict's report (the divergence leads, the
@@ -96,5 +99,49 @@ char *cmd_read_text(const char *path, size_t max);
 void cmd_program_cut_footer(char *source);
 /* Non-blank, non-comment lines (the size of a program everywhere). */
 size_t cmd_program_size(const char *src);
+
+/* cmd_results.c: --json, --junit and --sarif files of a command's results. */
+typedef struct CmdResults CmdResults;
+typedef struct {
+    const char *path;        /* the input (fuzz: the saved artifact) */
+    const char *verdict;     /* verdict name */
+    const char *signature;   /* NULL when passed */
+    const char *expected;    /* an expectation header's verdict, or NULL */
+    const char *finding;     /* DIR/STEM of the finding's files, or NULL */
+    const char *report;      /* the report (borrowed; copied, capped) */
+    bool passed;             /* counts as passed (known failures: false) */
+    bool known;              /* failed with a baseline signature */
+    unsigned long count;     /* inputs it stands for (0 means 1) */
+    double seconds;          /* wall time of its run */
+} CmdResult;
+CmdResults *cmd_results_new(const char *command, const char *target, const char *faults);
+void cmd_results_set_target(CmdResults *r, const char *target);
+void cmd_results_add(CmdResults *r, const CmdResult *res);   /* r may be NULL: no-op */
+void cmd_results_number(CmdResults *r, const char *key, double value);  /* summary */
+void cmd_results_free(CmdResults *r);
+/* Each returns 0, or -1 with a message printed. */
+int cmd_results_write_json(const CmdResults *r, const char *path, int exit_status);
+int cmd_results_write_junit(const CmdResults *r, const char *path);
+int cmd_results_write_sarif(const CmdResults *r, const char *path);
+
+/* cmd_baseline.c: --baseline FILE, the signatures a project knows and has not fixed
+ * yet (one a line, `#` starts a comment line); failures with them are reported as
+ * known and do not fail the run. */
+typedef struct CmdBaseline CmdBaseline;
+/* Loads path; a missing file is an empty baseline when may_be_missing (for
+ * --update-baseline), an error otherwise. Returns NULL with err set on error. */
+CmdBaseline *cmd_baseline_load(const char *path, bool may_be_missing, char *err,
+                               size_t errlen);
+/* Whether sig is known (and remembers that it was met); b may be NULL. */
+bool cmd_baseline_known(CmdBaseline *b, const char *sig);
+/* Remembers a failing signature the baseline lacks (for --update-baseline). */
+void cmd_baseline_note_new(CmdBaseline *b, const char *sig);
+/* Appends the new signatures to the file, with a dated comment. Returns how many
+ * were added, or -1 (message printed). */
+long cmd_baseline_update(CmdBaseline *b, const char *path);
+/* Prints, to f, the known signatures no input of this run met (fixed, or not reached). */
+void cmd_baseline_print_unmet(const CmdBaseline *b, FILE *f, const char *command);
+size_t cmd_baseline_size(const CmdBaseline *b);
+void cmd_baseline_free(CmdBaseline *b);
 
 #endif

@@ -54,6 +54,7 @@ typedef struct {
     unsigned jobs;
     bool strict;
     bool first;                    /* --first: stop at the first finding (libFuzzer, 1 job) */
+    const char *json, *junit, *sarif, *baseline;   /* as for `run` (cmd_results.c) */
 } FuzzOptions;
 
 typedef struct {
@@ -98,7 +99,11 @@ static const char usage_fuzz[] =
     "  --python-path DIR  extra directory to find the target in (repeatable)\n"
     "  --strict           UNSUPPORTED is a finding\n"
     "  --seeds DIR        seed corpus (default: corpus/seed of the source tree)\n"
-    "  --fuzzer PATH      the fuzz target binary to run instead of the one found\n";
+    "  --fuzzer PATH      the fuzz target binary to run instead of the one found\n"
+    "  --json/--junit/--sarif FILE  the findings for CI (as for `run`; a record per\n"
+    "                     signature standing for its count)\n"
+    "  --baseline FILE    known signatures: their findings are listed as known and do\n"
+    "                     not make the exit status 1\n";
 
 /* The directory holding this executable (malloc'd), or NULL. */
 static char *exe_dir(void)
@@ -477,6 +482,69 @@ static int fuzz_preflight(const FuzzOptions *o)
     return rc;
 }
 
+/* The findings by signature on stdout, most frequent first; those the baseline knows
+ * marked so. Returns how many findings are new (not known). */
+static unsigned long fuzz_report_signatures(const FuzzOptions *o, CmdBaseline *base,
+                                            FuzzSig *sigs, size_t nsigs)
+{
+    unsigned long nnew = 0, nknown = 0;
+    if (nsigs > 0)
+        qsort(sigs, nsigs, sizeof sigs[0], cmp_sig);
+    for (size_t k = 0; k < nsigs; k++) {
+        bool known = cmd_baseline_known(base, sigs[k].signature);
+        printf("    %5lu  %s%s   (e.g. %s)\n", sigs[k].count, sigs[k].signature,
+               known ? "  (known)" : "", sigs[k].example);
+        if (known)
+            nknown += sigs[k].count;
+        else
+            nnew += sigs[k].count;
+    }
+    if (nknown > 0)
+        printf("  known     %lu finding%s with signatures of the baseline %s\n", nknown,
+               nknown == 1 ? "" : "s", o->baseline);
+    return nnew;
+}
+
+/* --json, --junit and --sarif of a fuzz run: one record per signature, standing for
+ * its count of findings, located at its example finding. Returns 0 or -1. */
+static int fuzz_write_results(const FuzzOptions *o, CmdBaseline *base, const FuzzSig *sigs,
+                              size_t nsigs, const char *findings, double elapsed,
+                              const FuzzStats *st, int exit_status)
+{
+    if (o->json == NULL && o->junit == NULL && o->sarif == NULL)
+        return 0;
+    CmdResults *r = cmd_results_new("fuzz", o->target ? o->target : "builtin", o->faults);
+    for (size_t k = 0; k < nsigs; k++) {
+        char stem[4096], report_path[4200];
+        snprintf(stem, sizeof stem, "%s/%s", findings, sigs[k].example);
+        snprintf(report_path, sizeof report_path, "%s.report", stem);
+        char *report = cmd_read_text(report_path, 65536);
+        const char *sig = sigs[k].signature;
+        size_t vlen = strcspn(sig, " ");
+        char verdict[64];
+        snprintf(verdict, sizeof verdict, "%.*s", (int)(vlen < 63 ? vlen : 63), sig);
+        bool known = cmd_baseline_known(base, sig);
+        CmdResult res = {.path = stem, .verdict = verdict, .signature = sig,
+                         .finding = stem, .report = report, .passed = false,
+                         .known = known, .count = sigs[k].count};
+        cmd_results_add(r, &res);
+        free(report);
+    }
+    cmd_results_number(r, "seconds", elapsed);
+    cmd_results_number(r, "execs", (double)st->execs);
+    cmd_results_number(r, "execs_per_s", elapsed > 0 ? (double)st->execs / elapsed : 0.0);
+    cmd_results_number(r, "coverage_edges", (double)st->cov);
+    cmd_results_number(r, "coverage_features", (double)st->ft);
+    cmd_results_number(r, "corpus", (double)st->corpus);
+    int rc = 0;
+    if ((o->json && cmd_results_write_json(r, o->json, exit_status) < 0) ||
+        (o->junit && cmd_results_write_junit(r, o->junit) < 0) ||
+        (o->sarif && cmd_results_write_sarif(r, o->sarif) < 0))
+        rc = -1;
+    cmd_results_free(r);
+    return rc;
+}
+
 int cmd_fuzz(int argc, char **argv)
 {
     FuzzOptions o;
@@ -495,6 +563,7 @@ int cmd_fuzz(int argc, char **argv)
     FuzzSig sigs[FUZZ_MAX_SIGS];
     size_t nsigs = 0;
     FILE *log = NULL;
+    CmdBaseline *base = NULL;
 
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -531,6 +600,14 @@ int cmd_fuzz(int argc, char **argv)
             o.seeds = v;
         else if (strcmp(a, "--fuzzer") == 0)
             o.fuzzer = v;
+        else if (strcmp(a, "--json") == 0)
+            o.json = v;
+        else if (strcmp(a, "--junit") == 0)
+            o.junit = v;
+        else if (strcmp(a, "--sarif") == 0)
+            o.sarif = v;
+        else if (strcmp(a, "--baseline") == 0)
+            o.baseline = v;
         else if (strcmp(a, "--python-path") == 0)
             o.pypath[o.npypath++] = v;
         else if (strcmp(a, "--time") == 0 || strcmp(a, "--jobs") == 0) {
@@ -610,6 +687,13 @@ int cmd_fuzz(int argc, char **argv)
     }
 
     if (fuzz_preflight(&o) < 0) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    char berr[4096];
+    if (o.baseline != NULL &&
+        (base = cmd_baseline_load(o.baseline, false, berr, sizeof berr)) == NULL) {
+        fprintf(stderr, "tracefuzz fuzz: %s\n", berr);
         rc = EXIT_USAGE;
         goto done;
     }
@@ -794,10 +878,12 @@ int cmd_fuzz(int argc, char **argv)
                "see %s)\n", st.nondet, logpath);
     if (nsigs > 0)
         qsort(sigs, nsigs, sizeof sigs[0], cmp_sig);
-    for (size_t k = 0; k < nsigs; k++)
-        printf("    %5lu  %s   (e.g. %s)\n", sigs[k].count, sigs[k].signature, sigs[k].example);
-    rc = nfind > 0 ? 1 : 0;
+    unsigned long nnew = fuzz_report_signatures(&o, base, sigs, nsigs);
+    rc = nnew > 0 ? 1 : 0;
+    if (fuzz_write_results(&o, base, sigs, nsigs, findings, elapsed, &st, rc) < 0)
+        rc = EXIT_USAGE;
 done:
+    cmd_baseline_free(base);
     for (size_t k = 0; k < nsigs; k++) {
         free(sigs[k].signature);
         free(sigs[k].example);

@@ -24,6 +24,18 @@
  *     --isolation fork|shared  a fresh process per input (default), or inputs
  *                        one after the other in the warm worker (faster)
  *     --findings DIR     write reports there instead of stderr
+ *     --json FILE        the results as JSON: schema "tracefuzz-results" version 1
+ *                        (docs/CLI.md "Machine-readable results")
+ *     --junit FILE       the results as JUnit XML, a testcase per input, failures
+ *                        carrying the report (capped), known ones skipped
+ *     --sarif FILE       the results as SARIF 2.1.0: a rule per verdict, a result
+ *                        per signature located at the finding's reproducer
+ *     --baseline FILE    signatures the project knows (one a line, lines starting
+ *                        with # are comments): a failure with one of them is
+ *                        printed "(known)", passes and writes no finding; known
+ *                        signatures no input met are listed on stderr
+ *     --update-baseline  append the new failing signatures to the baseline file
+ *                        (created if missing); the exit status is the run's
  *     --quiet            print only failed inputs' lines and the summary
  *     --stats            print the built-in tracer's trace-reuse statistics summed
  *                        over the run (traces, replays, side exits, retraces by
@@ -84,6 +96,12 @@ static const char usage_run[] =
     "                     warm worker, so nothing it changes reaches the next input;\n"
     "                     shared: inputs one after the other in the worker (faster)\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
+    "  --json FILE        results as JSON (schema tracefuzz-results, docs/CLI.md)\n"
+    "  --junit FILE       results as JUnit XML (a testcase per input)\n"
+    "  --sarif FILE       results as SARIF 2.1.0 (a result per signature)\n"
+    "  --baseline FILE    known signatures (one a line, # comments): their failures\n"
+    "                     pass as known, with no finding\n"
+    "  --update-baseline  append the run's new failing signatures to the baseline\n"
     "  --quiet            print only failures and the summary\n"
     "  --stats            print the tracer's trace-reuse statistics summed over the run\n"
     "  --no-fork          run in this process (debugging: no time limit, no isolation)\n"
@@ -97,6 +115,9 @@ typedef struct {
     bool strict, quiet, stats;
     const char *faults;
     const char *target_name;   /* as the worker resolved it, for the report */
+    const char *json, *junit, *sarif;   /* result files for CI (cmd_results.c) */
+    const char *baseline;      /* known signatures (cmd_baseline.c) */
+    bool update_baseline;
 } RunOptions;
 
 /* Findings whose files could not be written (an error of the run, exit 2). */
@@ -169,6 +190,8 @@ int cmd_run(int argc, char **argv)
     memset(&same, 0, sizeof same);
     HeldFailure held[HZ_SAMEFAIL_WINDOW];
     size_t nheld = 0;
+    CmdBaseline *base = NULL;
+    CmdResults *results = NULL;
 
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -185,6 +208,18 @@ int cmd_run(int argc, char **argv)
             slot = &faults_opt;
         else if (strcmp(a, "--findings") == 0)
             slot = &o.findings;
+        else if (strcmp(a, "--json") == 0)
+            slot = &o.json;
+        else if (strcmp(a, "--junit") == 0)
+            slot = &o.junit;
+        else if (strcmp(a, "--sarif") == 0)
+            slot = &o.sarif;
+        else if (strcmp(a, "--baseline") == 0)
+            slot = &o.baseline;
+        else if (strcmp(a, "--update-baseline") == 0) {
+            o.update_baseline = true;
+            continue;
+        }
         else if (strcmp(a, "--python-path") == 0 || strcmp(a, "--timeout") == 0) {
             if (i + 1 >= argc) {
                 rc = cmd_usage_error(usage_run, "%s needs a value", a);
@@ -253,7 +288,19 @@ int cmd_run(int argc, char **argv)
         o.faults = NULL;
     o.wc.faults = o.faults;
 
+    if (o.update_baseline && o.baseline == NULL) {
+        rc = cmd_usage_error(usage_run, "%s needs --baseline FILE", "--update-baseline");
+        goto done;
+    }
     char err[4096];
+    if (o.baseline != NULL &&
+        (base = cmd_baseline_load(o.baseline, o.update_baseline, err, sizeof err)) == NULL) {
+        fprintf(stderr, "tracefuzz run: %s\n", err);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (o.json || o.junit || o.sarif)
+        results = cmd_results_new("run", NULL, o.faults);
     if (hz_input_collect(paths, npaths, &files, &nfiles, err, sizeof err) < 0) {
         fprintf(stderr, "tracefuzz run: %s\n", err);
         rc = EXIT_USAGE;
@@ -272,6 +319,7 @@ int cmd_run(int argc, char **argv)
     }
     const char *target = hz_worker_target_name(w);
     o.target_name = target;
+    cmd_results_set_target(results, target);
     if (o.wc.target == NULL)
         fprintf(stderr, "tracefuzz run: target %s (the default)\n", target);
     if (hz_preflight(w, err, sizeof err) < 0) {
@@ -286,7 +334,7 @@ int cmd_run(int argc, char **argv)
     cmd_on_signals_interrupt();
     bool target_problem = false;
     unsigned long counts[OR_VERDICT__COUNT] = {0};
-    unsigned long passed = 0, failed = 0, errors = 0;
+    unsigned long passed = 0, failed = 0, errors = 0, nknown = 0;
     double start = cmd_now(), last_progress = start;
     for (size_t i = 0; i < nfiles; i++) {
         HzInput in;
@@ -294,6 +342,8 @@ int cmd_run(int argc, char **argv)
             printf("%s: ERROR  %s\n", files[i], err);
             failed++;
             errors++;
+            CmdResult res = {.path = files[i], .verdict = "ERROR", .signature = err};
+            cmd_results_add(results, &res);
             continue;
         }
         char *want = NULL, *want_report = NULL;
@@ -305,12 +355,15 @@ int cmd_run(int argc, char **argv)
                 printf("%s: ERROR  %s\n", in.path, err);
                 failed++;
                 errors++;
+                CmdResult res = {.path = in.path, .verdict = "ERROR", .signature = err};
+                cmd_results_add(results, &res);
                 hz_input_clear(&in);
                 continue;
             }
         }
         HzOutcome oc;
         const char *filename = in.is_source ? in.path : "<tfprog>";
+        double t_in = cmd_now();
         int wr = hz_worker_run(w, filename, in.source, &oc, err, sizeof err);
         if (wr == -2) {
             free(want);
@@ -348,6 +401,16 @@ int cmd_run(int argc, char **argv)
         else {
             ok = oc.kind == OR_OK || (!o.strict && oc.kind == OR_UNSUPPORTED);
         }
+        /* A failure the baseline lists is known: it passes, with no finding. */
+        bool known = !ok && !has_expect && cmd_baseline_known(base, oc.signature);
+        if (known) {
+            ok = true;
+            nknown++;
+            snprintf(note, sizeof note, "  (known)");
+        }
+        else if (!ok && !has_expect) {
+            cmd_baseline_note_new(base, oc.signature);
+        }
         counts[oc.kind]++;
         if (ok)
             passed++;
@@ -361,7 +424,20 @@ int cmd_run(int argc, char **argv)
             fflush(stdout);
         }
         fed++;
-        HzSameFailStep st = hz_samefail_add(&same, !ok, oc.kind, oc.signature);
+        if (results != NULL) {
+            char *stem = !ok && o.findings ? cmd_finding_stem(&in, &oc) : NULL;
+            char finding[4096];
+            if (stem != NULL)
+                snprintf(finding, sizeof finding, "%s/%s", o.findings, stem);
+            CmdResult res = {.path = in.path, .verdict = vname, .signature = oc.signature,
+                             .expected = has_expect ? want : NULL,
+                             .finding = stem ? finding : NULL,
+                             .report = oc.report, .passed = ok && !known, .known = known,
+                             .seconds = cmd_now() - t_in};
+            cmd_results_add(results, &res);
+            free(stem);
+        }
+        HzSameFailStep st = hz_samefail_add(&same, !ok || known, oc.kind, oc.signature);
         if (st == HZ_SAMEFAIL_FLUSH)
             held_release(&o, held, &nheld, true);
         free(want);
@@ -374,7 +450,7 @@ int cmd_run(int argc, char **argv)
                 abort();
         }
         else {
-            if (!ok)
+            if (!ok && !known)
                 report_failure(&o, &in, &oc, line);
             hz_outcome_clear(&oc);
             hz_input_clear(&in);
@@ -399,6 +475,9 @@ int cmd_run(int argc, char **argv)
             printf("%-20s %8lu\n", or_verdict_name((OrVerdictKind)k), counts[k]);
     if (errors > 0)
         printf("%-20s %8lu\n", "ERROR", errors);
+    if (nknown > 0)
+        printf("%lu failure%s known by the baseline %s (passed)\n", nknown,
+               nknown == 1 ? "" : "s", o.baseline);
     if (hz_worker_restarts(w) > 0)
         fprintf(stderr, "tracefuzz run: the worker was restarted %u times\n",
                 hz_worker_restarts(w));
@@ -432,9 +511,30 @@ int cmd_run(int argc, char **argv)
     if (errors > 0)
         fprintf(stderr, "tracefuzz run: %lu input%s could not be read or written "
                 "(ERROR lines): exit status 2\n", errors, errors == 1 ? "" : "s");
+    if (o.update_baseline && !interrupted && !target_problem) {
+        long added = cmd_baseline_update(base, o.baseline);
+        if (added < 0)
+            errors++;
+        else
+            fprintf(stderr, "tracefuzz run: %ld new signature%s added to the baseline %s\n",
+                    added, added == 1 ? "" : "s", o.baseline);
+    }
+    else if (!interrupted && !target_problem) {
+        cmd_baseline_print_unmet(base, stderr, "run");
+    }
     rc = interrupted ? 128 + interrupted
          : target_problem || errors > 0 ? EXIT_USAGE : failed > 0 ? 1 : 0;
+    if (results != NULL) {
+        cmd_results_number(results, "inputs", (double)nfiles);
+        cmd_results_number(results, "seconds", cmd_now() - start);
+        if ((o.json && cmd_results_write_json(results, o.json, rc) < 0) ||
+            (o.junit && cmd_results_write_junit(results, o.junit) < 0) ||
+            (o.sarif && cmd_results_write_sarif(results, o.sarif) < 0))
+            rc = interrupted ? rc : EXIT_USAGE;   /* CI must not miss it */
+    }
 done:
+    cmd_results_free(results);
+    cmd_baseline_free(base);
     held_release(&o, held, &nheld, false);
     hz_samefail_clear(&same);
     hz_jitstats_free(jst);

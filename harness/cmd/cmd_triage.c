@@ -38,7 +38,7 @@ static const char usage_triage[] =
     "non-comment lines, and the first divergence; most frequent first, then\n"
     "`N findings in M signatures`.\n"
     "\n"
-    "  --json FILE   also write the groups as JSON ({\"version\": 1, \"groups\": [...]});\n"
+    "  --json FILE   also write the groups as JSON (schema tracefuzz-triage, version 1);\n"
     "                \"-\": to stdout instead of the table\n";
 
 typedef struct {
@@ -216,8 +216,8 @@ static void json_string(FILE *f, const char *s)
 
 static void write_json(FILE *f, const Findings *fs, const Group *gs, size_t ng)
 {
-    fprintf(f, "{\"version\": 1, \"findings\": %zu, \"signatures\": %zu, \"groups\": [", fs->n,
-            ng);
+    fprintf(f, "{\"schema\": \"tracefuzz-triage\", \"version\": 1, \"findings\": %zu, "
+            "\"signatures\": %zu, \"groups\": [", fs->n, ng);
     for (size_t g = 0; g < ng; g++) {
         const Group *gr = &gs[g];
         fputs(g ? ",\n  {" : "\n  {", f);

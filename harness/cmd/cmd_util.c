@@ -148,3 +148,17 @@ const char *cmd_command_line(void)
 {
     return command_line;
 }
+
+char *cmd_read_text(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = malloc(max + 1);
+    if (buf == NULL)
+        abort();
+    size_t n = fread(buf, 1, max, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}

@@ -43,7 +43,7 @@ groups)       # one group per signature, a STEM found twice counts once, JSON ag
 import json, os, sys
 d = json.load(open(sys.argv[1]))
 stems, sigs, marker = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-assert d["version"] == 1, d["version"]
+assert d["schema"] == "tracefuzz-triage" and d["version"] == 1, d["version"]
 g = d["groups"]
 assert len(g) == sigs == d["signatures"], (len(g), sigs)
 assert sum(x["count"] for x in g) == stems == d["findings"]
