@@ -93,8 +93,8 @@ int cmd_finding_read(const char *report_path, CmdFindingInfo *fi);
 void cmd_finding_info_clear(CmdFindingInfo *fi);
 /* One `key: value` of a report's header (malloc'd), or NULL (no file, no key). */
 char *cmd_report_header_value(const char *report_path, const char *key);
-/* A whole file, NUL-terminated, at most about max bytes (malloc'd), or NULL. */
-char *cmd_read_text(const char *path, size_t max);
+/* The most of a program's file read back (a generated one is a few kB). */
+#define CMD_PROGRAM_MAX ((size_t)16 << 20)
 /* Ends source before the repro footer's marker line, when it has one. */
 void cmd_program_cut_footer(char *source);
 /* Non-blank, non-comment lines (the size of a program everywhere). */

@@ -14,42 +14,6 @@ static const char repro_marker[] =
     "# ---- tracefuzz repro: below this line runs the program above eagerly and "
     "through the JIT ----";
 
-char *cmd_read_text(const char *path, size_t max)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (buf == NULL)
-        abort();
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap >= max) {
-                break;   /* read what fits: the header is at the start */
-            }
-            cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (nb == NULL)
-                abort();
-            buf = nb;
-        }
-        size_t want = cap - n - 1;
-        size_t r = fread(buf + n, 1, want, f);
-        n += r;
-        if (r < want)
-            break;
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    return buf;
-}
-
 void cmd_program_cut_footer(char *source)
 {
     for (char *line = source; line != NULL && *line; ) {
@@ -193,7 +157,7 @@ int cmd_finding_read(const char *report_path, CmdFindingInfo *fi)
         snprintf(p, plen, "%.*s%s%s", (int)dl, report_path, fi->stem, exts[k]);
         if (!is_file(p))
             continue;
-        char *src = cmd_read_text(p, (size_t)1 << 30);
+        char *src = cmd_read_text(p, CMD_PROGRAM_MAX);
         if (src == NULL)
             continue;
         cmd_program_cut_footer(src);

@@ -168,7 +168,7 @@ static char *without_expectations(const char *src)
 /* A file's whole text equals text (NULL when it cannot be read: not equal). */
 static bool file_equals(const char *path, const char *text)
 {
-    char *cur = cmd_read_text(path, (size_t)1 << 30);
+    char *cur = cmd_read_text(path, CMD_PROGRAM_MAX);
     bool same = cur != NULL && strcmp(cur, text) == 0;
     free(cur);
     return same;
