@@ -325,7 +325,7 @@ or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signat
         put_indented(&b, ctx->statement, "  ");
     }
     if (in->target_message != NULL && *in->target_message) {
-        or_buf_puts(&b, "\ntarget message (innermost frames last):\n");
+        or_buf_puts(&b, "\ntarget message:\n");
         put_target_message(&b, in->target_message);
     }
     if (in->program_source != NULL) {

@@ -3,8 +3,9 @@
  *
  *   tracefuzz triage DIR... [--json FILE]
  *
- *   Reads every finding under the DIRs (walked recursively, hidden entries
- *   skipped; a .report file may be named directly): STEM.report's header
+ *   Reads every finding under the DIRs (walked recursively; hidden entries and
+ *   links to directories skipped; a .report file may be named directly):
+ *   STEM.report's header
  *   (verdict:, signature:, time:) and its one-line divergence, and the reproducer
  *   beside it, STEM.min.py (reduced) when present, else STEM.py (the text above the
  *   repro footer). Findings are grouped by signature; the same STEM in two
@@ -134,8 +135,8 @@ static int walk(Findings *fs, const char *path)
         if (child == NULL)
             abort();
         snprintf(child, len, "%s/%s", path, names[i]);
-        struct stat cs;
-        if (stat(child, &cs) == 0 && S_ISDIR(cs.st_mode)) {
+        struct stat cs;   /* lstat: a symbolic link to a directory is not walked (no loops) */
+        if (lstat(child, &cs) == 0 && S_ISDIR(cs.st_mode)) {
             if (walk(fs, child) < 0)
                 rc = -1;
         }
