@@ -34,6 +34,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
 int cmd_promote(int argc, char **argv);
+int cmd_reduce(int argc, char **argv);
 
 /* cmd_util.c */
 int cmd_usage_error(const char *usage, const char *fmt, const char *arg);  /* EXIT_USAGE */
@@ -97,8 +98,6 @@ char *cmd_report_header_value(const char *report_path, const char *key);
 #define CMD_PROGRAM_MAX ((size_t)16 << 20)
 /* Ends source before the repro footer's marker line, when it has one. */
 void cmd_program_cut_footer(char *source);
-/* Non-blank, non-comment lines (the size of a program everywhere). */
-size_t cmd_program_size(const char *src);
 
 /* cmd_results.c: --json, --junit and --sarif files of a command's results. */
 typedef struct CmdResults CmdResults;

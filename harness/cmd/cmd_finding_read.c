@@ -29,23 +29,6 @@ void cmd_program_cut_footer(char *source)
     }
 }
 
-/* Same definition as hz_program_text_size (harness/gen/hz_stats.c, part
- * "reduce"): lines that are neither blank nor, after indentation, a comment. */
-size_t cmd_program_size(const char *src)
-{
-    size_t n = 0;
-    for (const char *line = src; line != NULL && *line; ) {
-        const char *eol = strchr(line, '\n');
-        const char *p = line, *end = eol ? eol : line + strlen(line);
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f'))
-            p++;
-        if (p < end && *p != '#')
-            n++;
-        line = eol ? eol + 1 : NULL;
-    }
-    return n;
-}
-
 static bool is_file(const char *path)
 {
     struct stat st;
@@ -164,7 +147,7 @@ int cmd_finding_read(const char *report_path, CmdFindingInfo *fi)
         fi->program = src;
         fi->program_path = strdup(p);
         fi->reduced = k == 0;
-        fi->size = cmd_program_size(src);
+        fi->size = hz_program_text_size(src);
     }
     free(p);
     return 0;

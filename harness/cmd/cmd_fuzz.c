@@ -17,13 +17,18 @@
  *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
  *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs; artifacts
  *   and findings are this run's. --target, --faults, --unsupported,
- *   --python-path and --strict mean what they mean for `run`.
+ *   --python-path and --strict mean what they mean for `run`. The first finding of
+ *   each new signature is reduced (`tracefuzz reduce`, at most --reduce-time S
+ *   seconds each, default 30; --no-reduce skips it) into NAME.min.py (and
+ *   NAME.min.tf) beside it, unless NAME.min.py exists already; the summary gives
+ *   its size in program lines.
  *   Exit status: 0 when nothing was found, 1 when something was, 2 when the fuzz
  *   target is missing, the target does not load or fails the preflight, a fault is
  *   unknown, or the engine ran no input. --jobs above the core count is capped.
  * */
 #include "cmd.h"
 #include "hz_preflight.h"
+#include "hz_reduce.h"
 #include "or_verdict.h"
 
 #include <ctype.h>
@@ -55,6 +60,8 @@ typedef struct {
     bool strict;
     bool first;                    /* --first: stop at the first finding (libFuzzer, 1 job) */
     const char *json, *junit, *sarif, *baseline;   /* as for `run` (cmd_results.c) */
+    bool no_reduce;                /* --no-reduce */
+    double reduce_time;            /* --reduce-time S per new signature */
 } FuzzOptions;
 
 typedef struct {
@@ -70,6 +77,7 @@ typedef struct {
 typedef struct {
     char *signature;
     char *example;                 /* the first finding's stem */
+    long min_lines;                /* its reduction's program lines; -1 none */
     unsigned long count;
 } FuzzSig;
 
@@ -77,7 +85,7 @@ static const char usage_fuzz[] =
     "usage: tracefuzz fuzz [--engine libfuzzer|afl] [--target T] [--faults F1,F2]\n"
     "                      [--time S] [--jobs N] [--first] [--out DIR] [--unsupported MOD:EXC]\n"
     "                      [--python-path DIR]... [--strict] [--seeds DIR]\n"
-    "                      [--fuzzer PATH]\n"
+    "                      [--fuzzer PATH] [--reduce-time S | --no-reduce]\n"
     "\n"
     "Coverage-guided fuzzing of the target with the prebuilt fuzz target tf_fuzz\n"
     "(next to this binary; for --engine afl, the one of the afl build folder). Runs\n"
@@ -103,7 +111,11 @@ static const char usage_fuzz[] =
     "  --json/--junit/--sarif FILE  the findings for CI (as for `run`; a record per\n"
     "                     signature standing for its count)\n"
     "  --baseline FILE    known signatures: their findings are listed as known and do\n"
-    "                     not make the exit status 1\n";
+    "                     not make the exit status 1\n"
+
+    "  --reduce-time S    seconds to reduce the first finding of each new signature\n"
+    "                     into NAME.min.py / NAME.min.tf (default 30)\n"
+    "  --no-reduce        do not reduce findings\n";
 
 /* The directory holding this executable (malloc'd), or NULL. */
 static char *exe_dir(void)
@@ -405,6 +417,48 @@ static HzWorkerConfig fuzz_worker_config(const FuzzOptions *o, double timeout)
     return wc;
 }
 
+/* Reduces a new signature's first finding into DIR/STEM.min.py (.min.tf) within
+ * --reduce-time; a reduction already there (the same finding in an earlier run) is
+ * kept. Returns its program lines, or -1 when there is none. */
+static long fuzz_reduce(const FuzzOptions *o, const HzInput *in, const char *dir,
+                        const char *stem)
+{
+    char py[4096], tf[4096], err[4096];
+    snprintf(py, sizeof py, "%s/%s.min.py", dir, stem);
+    snprintf(tf, sizeof tf, "%s/%s.min.tf", dir, stem);
+    FILE *f = fopen(py, "r");
+    if (f != NULL) {   /* reduced before: count its lines */
+        char *text = NULL;
+        size_t cap = 0;
+        ssize_t n = getdelim(&text, &cap, 0, f);
+        fclose(f);
+        long lines = n >= 0 ? (long)hz_program_text_size(text) : -1;
+        free(text);
+        return lines;
+    }
+    HzWorkerConfig wc = fuzz_worker_config(o, 20.0);
+    HzReduceConfig rc = {&wc, 1, o->reduce_time, false, NULL};
+    HzReduceResult res;
+    fprintf(stderr, "tracefuzz fuzz: reducing %s (at most %.0f s)\n", stem, o->reduce_time);
+    int r = hz_reduce_input(&rc, in, &res, err, sizeof err);
+    long lines = -1;
+    if (r == 0 && res.py != NULL) {
+        if (cmd_write_file(py, res.py, strlen(res.py)) < 0 ||
+            (res.tf != NULL && cmd_write_file(tf, res.tf, res.tf_size) < 0))
+            fprintf(stderr, "tracefuzz fuzz: cannot write %s: %s\n", py, strerror(errno));
+        else
+            lines = (long)res.lines_after;
+        fprintf(stderr, "tracefuzz fuzz: %s: %zu -> %zu program lines in %.1f s\n", stem,
+                res.lines_before, res.lines_after, res.seconds);
+    }
+    else if (r != -2) {
+        fprintf(stderr, "tracefuzz fuzz: %s not reduced: %s\n", stem,
+                r == 0 ? "no result" : err);
+    }
+    hz_reduce_result_clear(&res);
+    return lines;
+}
+
 static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts,
                                  const char *findings, FuzzSig *sigs, size_t *nsigs)
 {
@@ -451,7 +505,10 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
             sigs[k].signature = strdup(sig);
             sigs[k].example = strdup(stem);
             sigs[k].count = 0;
+            sigs[k].min_lines = -1;
             (*nsigs)++;
+            if (!o->no_reduce && strncmp(sig, "UNREPRODUCED", 12) != 0)
+                sigs[k].min_lines = fuzz_reduce(o, &in, findings, stem);
         }
         if (k < *nsigs)
             sigs[k].count++;
@@ -492,8 +549,11 @@ static unsigned long fuzz_report_signatures(const FuzzOptions *o, CmdBaseline *b
         qsort(sigs, nsigs, sizeof sigs[0], cmp_sig);
     for (size_t k = 0; k < nsigs; k++) {
         bool known = cmd_baseline_known(base, sigs[k].signature);
-        printf("    %5lu  %s%s   (e.g. %s)\n", sigs[k].count, sigs[k].signature,
-               known ? "  (known)" : "", sigs[k].example);
+        char red[64] = "";
+        if (sigs[k].min_lines >= 0)
+            snprintf(red, sizeof red, ", reduced: %ld lines in .min.py", sigs[k].min_lines);
+        printf("    %5lu  %s%s   (e.g. %s%s)\n", sigs[k].count, sigs[k].signature,
+               known ? "  (known)" : "", sigs[k].example, red);
         if (known)
             nknown += sigs[k].count;
         else
@@ -551,6 +611,7 @@ int cmd_fuzz(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.engine = "libfuzzer";
     o.time_s = 300;
+    o.reduce_time = 30;
     o.jobs = 1;
     o.out = "out/fuzz";
     o.pypath = calloc((size_t)argc + 1, sizeof *o.pypath);
@@ -577,6 +638,10 @@ int cmd_fuzz(int argc, char **argv)
         }
         if (strcmp(a, "--first") == 0) {
             o.first = true;
+            continue;
+        }
+        if (strcmp(a, "--no-reduce") == 0) {
+            o.no_reduce = true;
             continue;
         }
         if (i + 1 >= argc || strncmp(a, "--", 2) != 0) {
@@ -610,6 +675,14 @@ int cmd_fuzz(int argc, char **argv)
             o.baseline = v;
         else if (strcmp(a, "--python-path") == 0)
             o.pypath[o.npypath++] = v;
+        else if (strcmp(a, "--reduce-time") == 0) {
+            char *end;
+            o.reduce_time = strtod(v, &end);
+            if (*v == 0 || *end != 0 || !(o.reduce_time > 0)) {
+                rc = cmd_usage_error(usage_fuzz, "--reduce-time %s: want seconds > 0", v);
+                goto done;
+            }
+        }
         else if (strcmp(a, "--time") == 0 || strcmp(a, "--jobs") == 0) {
             if (cmd_parse_u64(v, &u) < 0 || u == 0 || u > 10000000) {
                 rc = cmd_usage_error(usage_fuzz, "%s wants a positive integer", a);
@@ -876,8 +949,6 @@ int cmd_fuzz(int argc, char **argv)
     if (st.nondet > 0)
         printf("  note      %lu NONDETERMINISTIC inputs (generator bugs, not findings; "
                "see %s)\n", st.nondet, logpath);
-    if (nsigs > 0)
-        qsort(sigs, nsigs, sizeof sigs[0], cmp_sig);
     unsigned long nnew = fuzz_report_signatures(&o, base, sigs, nsigs);
     rc = nnew > 0 ? 1 : 0;
     if (fuzz_write_results(&o, base, sigs, nsigs, findings, elapsed, &st, rc) < 0)

@@ -10,6 +10,7 @@
  *                   [--jobs N] [--out DIR] [options]
  *   tracefuzz triage DIR... [--json FILE]
  *   tracefuzz promote FINDING... --to DIR [--target T] [--faults F] [--name N]
+ *   tracefuzz reduce INPUT -o OUT [--target T] [--faults F] [--jobs N] [options]
  *   tracefuzz COMMAND --help | tracefuzz --help | tracefuzz --version
  *
  * INPUTS
@@ -49,6 +50,7 @@ static const CmdCommand commands[] = {
     {"fuzz", "coverage-guided fuzzing with libFuzzer or AFL++ (the main job)", cmd_fuzz},
     {"triage", "group the findings of any number of runs by signature", cmd_triage},
     {"promote", "turn a finding into a regression case (checked before written)", cmd_promote},
+    {"reduce", "make a failing input small, keeping its signature", cmd_reduce},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

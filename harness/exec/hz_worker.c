@@ -181,6 +181,13 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
         }
         if (in < 0 || out < 0)
             _exit(2);
+        /* Descriptors inherited from the parent (the channels of its other workers,
+         * a reducer's helper) would keep those open as long as this worker lives:
+         * a sibling closing its pipe would never reach its worker. */
+        int lo = in < out ? in : out, hi = in < out ? out : in;
+        close_range(3, (unsigned)lo - 1, 0);
+        close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+        close_range((unsigned)hi + 1, ~0U, 0);
         int rc = hz_worker_serve(w->cfg, in, out, w->token, w->workdir);
         _exit(rc);   /* no atexit handlers, no Py_Finalize: the process is done */
     }

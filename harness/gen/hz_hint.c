@@ -249,6 +249,27 @@ hz_legend_parse(const char *source, HzLegend *out)
             cur->src_len = (size_t)(end - line);
             out->has_legend = 1;
         }
+        else if (ctx == CTX_PROGRAM && tag != NULL && skip_spaces(line, end) < tag - 5 &&
+                 hz_tf_tag_value(tag, end, "access", &(const char *){NULL}) > 0) {
+            /* A statement without its try: (`tracefuzz reduce` unwraps them and moves
+             * the tag onto the code): the statement is this line, and what follows
+             * until the next tag. */
+            if (grow((void **)&out->stmts, out->nstmts, sizeof *out->stmts) < 0) {
+                goto nomem;
+            }
+            cur = &out->stmts[out->nstmts++];
+            memset(cur, 0, sizeof *cur);
+            tag_word(tag, end, "access", cur->access, sizeof cur->access);
+            tag_word(tag, end, "desc", cur->desc, sizeof cur->desc);
+            cur->src = line;
+            cur->src_len = (size_t)(end - line);
+            out->has_legend = 1;
+            const char *s = skip_spaces(line, end);
+            if (starts(s, end, "for i in range(") && !stored) {
+                cur->loop = atoi(s + 15);
+            }
+            code_attr(s, tag - 5, cur->attr, cur->arg, sizeof cur->attr);
+        }
         else if (ctx == CTX_PROGRAM && cur != NULL) {
             const char *s = skip_spaces(line, end);
             if (starts(s, end, "except EXPECTED")) {

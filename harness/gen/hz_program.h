@@ -145,4 +145,8 @@ typedef struct {
 void hz_program_pairs(const HzProgram *p, HzPairs *out);
 void hz_source_pairs(const char *source, HzPairs *out);
 
+/* A program's size (issue 11): its lines that are not blank and do not start,
+ * after indentation, with `#` (hz_stats.c). src may be NULL (0). */
+size_t hz_program_text_size(const char *src);
+
 #endif

@@ -190,3 +190,25 @@ hz_source_features(const char *source, HzFeatures *out)
         s = end;
     }
 }
+
+/* Size of a program as issue 11 counts it (reduce, triage, fuzz's summary): lines
+ * that are neither blank nor, after their indentation, a comment. Docstrings count:
+ * a reader reads them. */
+size_t
+hz_program_text_size(const char *src)
+{
+    size_t n = 0;
+    bool content = false;   /* the current line has a non-blank character before any # */
+    bool decided = false;   /* ... or its first non-blank character was seen */
+    for (const char *s = src; s != NULL && *s; s++) {
+        if (*s == '\n') {
+            n += content;
+            content = decided = false;
+        }
+        else if (!decided && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\f') {
+            decided = true;
+            content = *s != '#';
+        }
+    }
+    return n + content;
+}
