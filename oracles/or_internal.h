@@ -226,7 +226,15 @@ typedef struct {
     const char *label_a, *label_b;
     const OrDivergence *div;      /* NULL when no observation decided */
     const char *what;             /* one sentence on why this verdict */
+    const char *statement;        /* the program's lines involved (the hint's), or NULL */
 } OrReportCtx;
+
+/* An event log section's divergence as a diff of its events (or_report_log.c):
+ * the first hunk in context into b, and one line saying what it is into
+ * one_line. 1 when the events differ, 0 when they agree (the difference is
+ * elsewhere: nothing written), -1 on OOM. */
+int or_report_log_diff(OrBuf *b, const char *text_a, const char *text_b, const char *root,
+                       const char *label_a, const char *label_b, OrBuf *one_line);
 
 /* The human report (malloc'd, NULL on OOM). */
 char *or_report_build(const OrVerdictInput *in, OrVerdictKind kind,

@@ -95,8 +95,35 @@ put_difference(OrBuf *b, const OrReportCtx *ctx, const OrLine *x, const OrLine *
     }
 }
 
+/* "PATH: eager VALUE, target VALUE" (each cut at COLUMN), for the one-line
+ * divergence. */
+static void
+put_one_line(OrBuf *o, const OrReportCtx *ctx, const OrLine *x, const OrLine *y)
+{
+    or_buf_printf(o, "%s: ", ctx->div->path);
+    const OrLine *side[2] = {x, y};
+    const char *label[2] = {ctx->label_a, ctx->label_b};
+    for (int i = 0; i < 2; i++) {
+        or_buf_printf(o, "%s%s ", i ? ", " : "", label[i]);
+        if (side[i] == NULL) {
+            or_buf_puts(o, "(nothing)");
+            continue;
+        }
+        size_t n;
+        const char *v = or_line_value(side[i], &n);
+        if (n == 0) {
+            v = side[i]->start;
+            n = side[i]->len;
+        }
+        or_buf_putn(o, v, n > COLUMN ? COLUMN - 1 : n);
+        if (n > COLUMN) {
+            or_buf_putc(o, '~');
+        }
+    }
+}
+
 static int
-put_side_by_side(OrBuf *b, const OrReportCtx *ctx)
+put_side_by_side(OrBuf *b, const OrReportCtx *ctx, OrBuf *one_line)
 {
     const OrDivergence *d = ctx->div;
     OrLine *la = NULL, *lb = NULL;
@@ -106,6 +133,8 @@ put_side_by_side(OrBuf *b, const OrReportCtx *ctx)
         free(la);
         return -1;
     }
+    put_one_line(one_line, ctx, d->line < na ? &la[d->line] : NULL,
+                 d->line < nb ? &lb[d->line] : NULL);
     or_buf_printf(b, "\nfirst divergence: section [%s], line %zu, path %s\n",
                   or_section_name(d->section), d->line + 1, d->path);
     put_difference(b, ctx, d->line < na ? &la[d->line] : NULL,
@@ -151,14 +180,123 @@ put_side_by_side(OrBuf *b, const OrReportCtx *ctx)
     return 0;
 }
 
+/* The line after the one p is in, or NULL. */
+static const char *
+next_line(const char *p)
+{
+    const char *nl = strchr(p, '\n');
+    return nl && nl[1] ? nl + 1 : NULL;
+}
+
+/* The target's message, its innermost part: a traceback's first line, then its
+ * last TARGET_LINES lines (innermost frames and the exception), saying how many
+ * were cut in between. */
+#define TARGET_LINES 16
+static void
+put_target_message(OrBuf *b, const char *msg)
+{
+    size_t lines = 0;
+    for (const char *p = msg; *p; p++) {
+        lines += *p == '\n';
+    }
+    lines += msg[0] && msg[strlen(msg) - 1] != '\n';
+    if (lines <= TARGET_LINES + 2) {
+        put_indented(b, msg, "  ");
+        return;
+    }
+    /* The first kept line, moved forward (at most 3 lines) to a frame's first
+     * line ("  File ..."), so that no frame is cut in half. */
+    size_t from = lines - TARGET_LINES;
+    const char *p = msg;
+    for (size_t i = 0; i < from && p != NULL; i++) {
+        p = next_line(p);
+    }
+    const char *q = p;
+    for (size_t k = from; q != NULL && k < from + 3; k++, q = next_line(q)) {
+        if (strncmp(q, "  File ", 7) == 0) {
+            p = q;
+            from = k;
+            break;
+        }
+    }
+    or_buf_puts(b, "  ");
+    or_buf_putn(b, msg, strcspn(msg, "\n"));
+    or_buf_printf(b, "\n  ... (%zu lines of outer frames cut)\n", from - 1);
+    if (p != NULL) {
+        put_indented(b, p, "  ");
+    }
+}
+
+/* The one-line divergence of a verdict no observation decided: the target's
+ * exception line (the last line of its message), else why. */
+static void
+put_one_line_message(OrBuf *o, const OrVerdictInput *in, const OrReportCtx *ctx)
+{
+    const char *m = in->invalid && in->invalid_why ? in->invalid_why : in->target_message;
+    if (m == NULL || *m == '\0') {
+        or_buf_puts(o, ctx->what ? ctx->what : "-");
+        return;
+    }
+    /* The last non-empty line (an exception's "Type: message" ends a traceback). */
+    const char *last = m, *end = m + strlen(m);
+    while (end > m && (end[-1] == '\n' || end[-1] == ' ')) {
+        end--;
+    }
+    for (const char *p = m; p < end; p++) {
+        if (*p == '\n') {
+            last = p + 1;
+        }
+    }
+    if (in->invalid && in->invalid_why) {
+        last = m;   /* why it is invalid: its first line */
+        const char *nl = memchr(m, '\n', (size_t)(end - m));
+        end = nl ? nl : end;
+    }
+    while (last < end && *last == ' ') {
+        last++;
+    }
+    size_t n = (size_t)(end - last);
+    or_buf_putn(o, last, n > 2 * COLUMN ? 2 * COLUMN - 1 : n);
+    if (n > 2 * COLUMN) {
+        or_buf_putc(o, '~');
+    }
+}
+
 char *
 or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signature,
                 const OrReportCtx *ctx)
 {
+    /* The divergence comes first; its one-line form is known once it is built. */
+    OrBuf dv, one;
+    or_buf_init(&dv);
+    or_buf_init(&one);
+    if (ctx->div != NULL && ctx->div->section != OR_SEC__COUNT
+        && ctx->a != NULL && ctx->b != NULL) {
+        OrSection sec = ctx->div->section;
+        int logged = 0;
+        if (sec == OR_SEC_LOG1 || sec == OR_SEC_LOG2 || sec == OR_SEC_LOG3) {
+            logged = or_report_log_diff(&dv, ctx->a->section[sec], ctx->b->section[sec],
+                                        or_section_name(sec), ctx->label_a, ctx->label_b,
+                                        &one);
+        }
+        if (logged < 0 || (logged == 0 && put_side_by_side(&dv, ctx, &one) < 0)) {
+            or_buf_free(&dv);
+            or_buf_free(&one);
+            return NULL;
+        }
+    }
+    else {
+        put_one_line_message(&one, in, ctx);
+    }
+    char *one_line = or_buf_finish(&one);
     OrBuf b;
     or_buf_init(&b);
     or_buf_printf(&b, "tracefuzz verdict: %s\n", or_verdict_name(kind));
     or_buf_printf(&b, "signature: %s\n", signature ? signature : "?");
+    if (one_line != NULL && *one_line) {
+        or_buf_printf(&b, "divergence: %s\n", one_line);
+    }
+    free(one_line);
     if (ctx->what != NULL && *ctx->what) {
         or_buf_printf(&b, "why: %s\n", ctx->what);
     }
@@ -175,16 +313,20 @@ or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signat
         }
         or_buf_puts(&b, "\n");
     }
-    if (ctx->div != NULL && ctx->div->section != OR_SEC__COUNT
-        && ctx->a != NULL && ctx->b != NULL) {
-        if (put_side_by_side(&b, ctx) < 0) {
-            or_buf_free(&b);
-            return NULL;
-        }
+    char *div_text = or_buf_finish(&dv);
+    if (div_text == NULL) {
+        or_buf_free(&b);
+        return NULL;
+    }
+    or_buf_puts(&b, div_text);
+    free(div_text);
+    if (ctx->statement != NULL && *ctx->statement) {
+        or_buf_puts(&b, "\nthe program's lines involved:\n");
+        put_indented(&b, ctx->statement, "  ");
     }
     if (in->target_message != NULL && *in->target_message) {
         or_buf_puts(&b, "\ntarget message:\n");
-        put_indented(&b, in->target_message, "  ");
+        put_target_message(&b, in->target_message);
     }
     if (in->program_source != NULL) {
         or_buf_puts(&b, "\nprogram:\n");

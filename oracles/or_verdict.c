@@ -598,7 +598,7 @@ decided:
             .step = decided_by_obs ? atoi(section_step(div.section))
                                    : (in->step >= 1 && in->step <= OR_STEPS ? in->step : 0),
         };
-        OrHintAnswer ans = {NULL, NULL, NULL, false};
+        OrHintAnswer ans = {NULL, NULL, NULL, false, NULL};
         in->hint(in->hint_ctx, &q, &ans);
         if (ans.hint != NULL && *ans.hint != '\0') {
             if (!fixed_kind) {
@@ -608,6 +608,7 @@ decided:
         }
         group = ans.group;
         shape_flags |= ans.identity ? OR_SHAPE_IDENTITY : 0;
+        ctx.statement = ans.statement;   /* valid until the next question: the report */
     }
     if (shaped) {
         /* A mismatch is signed by its shape, then the hint's group (the access

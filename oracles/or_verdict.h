@@ -62,6 +62,10 @@ typedef struct {
                                the kind of a state entry's attribute; NULL: "-" */
     bool identity;             /* the divergent result item is an identity test
                                   (`a.x is a.x`): or_shape reads True/False so */
+    const char *statement;     /* borrowed, optional: the program's lines involved
+                                  (the statement of a result item, the member an
+                                  event, state entry or crash names), each line
+                                  "NUMBER | text", for the report */
 } OrHintAnswer;
 
 typedef void (*OrHintFunc)(void *ctx, const OrHintQuery *q, OrHintAnswer *ans);

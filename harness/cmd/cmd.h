@@ -32,6 +32,8 @@ int cmd_show(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
+int cmd_promote(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 
 /* cmd_util.c */
@@ -51,7 +53,11 @@ const char *cmd_command_line(void);                   /* as remembered, for repo
 /* The first max bytes of a file as a string (malloc'd), or NULL when unreadable. */
 char *cmd_read_text(const char *path, size_t max);
 
-/* cmd_findings.c: a failing input's files in a findings directory. */
+/* cmd_findings.c: a failing input's files in a findings directory. A report holds
+ * at most CMD_REPORT_LINES lines of the verdict's report (the divergence leads, the
+ * program comes last) and CMD_OBSERVATION_LINES of each observation. */
+#define CMD_REPORT_LINES 200
+#define CMD_OBSERVATION_LINES 200
 typedef struct {
     const char *dir;           /* where they go */
     const char *target_name;   /* as the worker resolved it */
@@ -68,6 +74,30 @@ char *cmd_finding_stem(const HzInput *in, const HzOutcome *oc);
  * Returns 0, or -1 (message printed) when a file could not be written. */
 int cmd_finding_write(const CmdFindings *f, const HzInput *in, const HzOutcome *oc,
                       const char *signature, const char *line);
+
+/* cmd_finding_read.c: a finding read back (triage, promote). */
+typedef struct {
+    char *report;        /* the .report's path */
+    char *stem;          /* its file name without .report */
+    char *verdict, *signature, *input, *target, *faults, *time;   /* header keys, or NULL */
+    char *divergence;    /* the report's one-line divergence (or its why:), or NULL */
+    char *program;       /* the program of STEM.min.py, else STEM.py (the text above
+                            the repro footer), or NULL when neither reads */
+    char *program_path;  /* which file that was */
+    bool reduced;        /* it was STEM.min.py */
+    size_t size;         /* its non-blank, non-comment lines */
+} CmdFindingInfo;
+
+/* Reads DIR/STEM.report's header and the reproducer beside it. 0, or -1 when the
+ * report cannot be read or has no verdict:/signature: keys. */
+int cmd_finding_read(const char *report_path, CmdFindingInfo *fi);
+void cmd_finding_info_clear(CmdFindingInfo *fi);
+/* One `key: value` of a report's header (malloc'd), or NULL (no file, no key). */
+char *cmd_report_header_value(const char *report_path, const char *key);
+/* The most of a program's file read back (a generated one is a few kB). */
+#define CMD_PROGRAM_MAX ((size_t)16 << 20)
+/* Ends source before the repro footer's marker line, when it has one. */
+void cmd_program_cut_footer(char *source);
 
 /* cmd_results.c: --json, --junit and --sarif files of a command's results. */
 typedef struct CmdResults CmdResults;

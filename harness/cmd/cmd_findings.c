@@ -42,6 +42,27 @@ static char *finding_name(const char *signature, const void *data, size_t size)
     return name;
 }
 
+/* Writes at most cap lines of text, then says how many were cut and where the
+ * whole is (a campaign against a slow JIT must not write millions of lines). */
+static void put_capped(FILE *f, const char *text, size_t cap, const char *whole)
+{
+    const char *p = text;
+    for (size_t n = 0; n < cap && *p; n++) {
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    fwrite(text, 1, (size_t)(p - text), f);
+    if (p > text && p[-1] != '\n')
+        fputc('\n', f);
+    if (*p == 0)
+        return;
+    size_t cut = 0;
+    for (const char *q = p; *q; q++)
+        cut += *q == '\n';
+    cut += p[strlen(p) - 1] != '\n';
+    fprintf(f, "... (%zu more lines cut: %s)\n", cut, whole);
+}
+
 /* The file name (without extension) of an input's finding. malloc'd. */
 char *cmd_finding_stem(const HzInput *in, const HzOutcome *oc)
 {
@@ -60,21 +81,34 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
     snprintf(path, n, "%s/%s.py", o->dir, stem);
     int rc = cmd_write_file(path, in->source, strlen(in->source));
     snprintf(path, n, "%s/%s.report", o->dir, stem);
+    /* A rerun of the same finding keeps the time it was first found (triage's
+     * first seen). */
+    char *first = cmd_report_header_value(path, "time");
     FILE *f = fopen(path, "w");
     if (f != NULL) {
         time_t now = time(NULL);
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        if (first != NULL)
+            snprintf(when, sizeof when, "%s", first);
         fprintf(f, "%s\n\nverdict: %s\nsignature: %s\ninput: %s\ntarget: %s\nfaults: %s\n"
                 "tracefuzz: %s (decoder version %d, observation version %d)\ncommand: %s\n"
-                "time: %s\n\n%s\n",
+                "time: %s\n\n",
                 line, or_verdict_name(oc->kind), signature ? signature : "?", in->path, o->target_name ? o->target_name : "?",
                 o->faults ? o->faults : "none", TF_VERSION, HZ_DECODER_VERSION,
-                OR_OBS_VERSION, cmd_command_line(), when, oc->report ? oc->report : "");
+                OR_OBS_VERSION, cmd_command_line(), when);
+        /* The report leads with the divergence; what the caps cut is the end of
+         * the program (STEM.py has it whole) and of long observations (`tracefuzz
+         * run` on the input prints them again). */
+        put_capped(f, oc->report ? oc->report : "", CMD_REPORT_LINES,
+                   "the program is whole in the .py beside this report");
         static const char *const names[3] = {"eager run 1", "eager run 2", "target run"};
         for (int i = 0; i < 3; i++)
-            if (oc->obs_text[i] != NULL)
-                fprintf(f, "\n---- observation, %s\n%s", names[i], oc->obs_text[i]);
+            if (oc->obs_text[i] != NULL) {
+                fprintf(f, "\n---- observation, %s\n", names[i]);
+                put_capped(f, oc->obs_text[i], CMD_OBSERVATION_LINES,
+                           "rerun the input with `tracefuzz run` to see it all");
+            }
         if (fclose(f) != 0)
             rc = -1;
     }
@@ -90,6 +124,7 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
         fprintf(stderr, "tracefuzz %s: cannot write findings for %s into %s: %s\n",
                 o->command ? o->command : "run", in->path, o->dir, strerror(errno));
     }
+    free(first);
     free(path);
     free(stem);
     return rc;

@@ -8,6 +8,8 @@
  *   tracefuzz stats (--random N [--seed S] | PATH...)
  *   tracefuzz fuzz  [--engine libfuzzer|afl] [--target T] [--faults F] [--time S]
  *                   [--jobs N] [--out DIR] [options]
+ *   tracefuzz triage DIR... [--json FILE]
+ *   tracefuzz promote FINDING... --to DIR [--target T] [--faults F] [--name N]
  *   tracefuzz reduce INPUT -o OUT [--target T] [--faults F] [--jobs N] [options]
  *   tracefuzz COMMAND --help | tracefuzz --help | tracefuzz --version
  *
@@ -46,6 +48,8 @@ static const CmdCommand commands[] = {
     {"gen", "write random inputs into a directory", cmd_gen},
     {"stats", "feature coverage of random programs or of inputs", cmd_stats},
     {"fuzz", "coverage-guided fuzzing with libFuzzer or AFL++ (the main job)", cmd_fuzz},
+    {"triage", "group the findings of any number of runs by signature", cmd_triage},
+    {"promote", "turn a finding into a regression case (checked before written)", cmd_promote},
     {"reduce", "make a failing input small, keeping its signature", cmd_reduce},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

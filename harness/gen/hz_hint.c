@@ -224,6 +224,12 @@ hz_legend_parse(const char *source, HzLegend *out)
                 snprintf(m->cls, sizeof m->cls, "%s", cls);
                 snprintf(m->desc, sizeof m->desc, "%s", desc);
                 member_name(line, end, m->name, sizeof m->name);
+                m->src = line;
+                m->src_len = (size_t)(end - line);
+                const char *s = skip_spaces(line, end);
+                if (s < end && *s == '@' && *end == '\n') {   /* and the def it decorates */
+                    m->src_len += 1 + (size_t)(line_end(end + 1) - (end + 1));
+                }
                 out->has_legend = 1;
             }
         }
@@ -239,6 +245,8 @@ hz_legend_parse(const char *source, HzLegend *out)
             memset(cur, 0, sizeof *cur);
             tag_word(tag, end, "access", cur->access, sizeof cur->access);
             tag_word(tag, end, "desc", cur->desc, sizeof cur->desc);
+            cur->src = line;
+            cur->src_len = (size_t)(end - line);
             out->has_legend = 1;
         }
         else if (ctx == CTX_PROGRAM && tag != NULL && skip_spaces(line, end) < tag - 5 &&
@@ -253,6 +261,8 @@ hz_legend_parse(const char *source, HzLegend *out)
             memset(cur, 0, sizeof *cur);
             tag_word(tag, end, "access", cur->access, sizeof cur->access);
             tag_word(tag, end, "desc", cur->desc, sizeof cur->desc);
+            cur->src = line;
+            cur->src_len = (size_t)(end - line);
             out->has_legend = 1;
             const char *s = skip_spaces(line, end);
             if (starts(s, end, "for i in range(") && !stored) {
@@ -265,12 +275,15 @@ hz_legend_parse(const char *source, HzLegend *out)
             if (starts(s, end, "except EXPECTED")) {
                 cur = NULL;
             }
-            else if (starts(s, end, "for i in range(") && !stored) {
-                /* appended mode: one item per iteration; stored: one per statement */
-                cur->loop = atoi(s + 15);
-            }
-            else if (cur->attr[0] == '\0') {
-                code_attr(s, end, cur->attr, cur->arg, sizeof cur->attr);
+            else {
+                cur->src_len = (size_t)(end - cur->src);   /* its text: each body line */
+                if (starts(s, end, "for i in range(") && !stored) {
+                    /* appended mode: one item per iteration; stored: one per statement */
+                    cur->loop = atoi(s + 15);
+                }
+                else if (cur->attr[0] == '\0') {
+                    code_attr(s, end, cur->attr, cur->arg, sizeof cur->attr);
+                }
             }
         }
         else if (ctx == CTX_BETWEEN && tag != NULL) {
@@ -664,6 +677,41 @@ message_member(const HzLegend *lg, const char *msg, char *name, size_t cap)
     return NULL;
 }
 
+/* Appends the source lines [src, src+len) to the statement buffer as
+ * "NUMBER | text" lines (the number counted from the source's start), at most
+ * 12 lines per part. */
+static void
+put_statement(HzHint *h, const char *src, size_t len)
+{
+    if (src == NULL || len == 0) {
+        return;
+    }
+    int lineno = 1;
+    for (const char *p = h->source; p < src; p++) {
+        lineno += *p == '\n';
+    }
+    char *out = h->statement;
+    size_t cap = sizeof h->statement, o = strlen(out);
+    int shown = 0;
+    for (const char *p = src, *stop = src + len; p < stop; lineno++, shown++) {
+        const char *e = memchr(p, '\n', (size_t)(stop - p));
+        if (e == NULL) {
+            e = stop;
+        }
+        int w = shown < 12 ? snprintf(out + o, cap - o, "%d | %.*s\n", lineno, (int)(e - p), p)
+                           : snprintf(out + o, cap - o, "... (the statement goes on)\n");
+        if (w < 0 || (size_t)w >= cap - o) {
+            out[o] = '\0';   /* no half line */
+            return;
+        }
+        o += (size_t)w;
+        if (shown >= 12) {
+            return;
+        }
+        p = e + 1;
+    }
+}
+
 void
 hz_hint_init(HzHint *h, const char *source)
 {
@@ -685,6 +733,8 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
     ans->hint = NULL;
     ans->group = NULL;
     ans->identity = false;
+    ans->statement = NULL;
+    h->statement[0] = '\0';
     if (!h->parsed) {
         if (hz_legend_parse(h->source, &h->legend) < 0) {
             return;   /* out of memory: no hint, the signature says "-" */
@@ -716,6 +766,7 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                 snprintf(h->group, sizeof h->group, "%s", strchr(out, '/') + 1);
                 ans->group = h->group;
                 ans->identity = strcmp(st->access, "identity") == 0;
+                put_statement(h, st->src, st->src_len);
                 snprintf(h->detail, sizeof h->detail,
                          "%s (%s) read as %s by statement %d of program()%s%s", st->attr,
                          st->desc, st->access, s + 1, out[n] ? ", after between() did " : "",
@@ -741,6 +792,9 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                          m ? m->cls : "?", m ? m->name : "?", m ? m->desc : "no member",
                          out[n] ? ", after between() did " : "", out[n] ? out + n + 1 : "");
                 ans->detail = h->detail;
+                if (m != NULL) {
+                    put_statement(h, m->src, m->src_len);
+                }
             }
         }
         else if (q->section == OR_SEC_STATE) {
@@ -773,6 +827,7 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                 snprintf(h->detail, sizeof h->detail, "what %s.%s (%s) left in the world",
                          m->cls, m->name, m->desc);
                 ans->detail = h->detail;
+                put_statement(h, m->src, m->src_len);
             }
         }
     }
@@ -794,12 +849,14 @@ hz_hint_answer(void *ctx, const OrHintQuery *q, OrHintAnswer *ans)
                      name, m->desc, out[n] ? ", after between() did " : "",
                      out[n] ? out + n + 1 : "");
             ans->detail = h->detail;
+            put_statement(h, m->src, m->src_len);
         }
     }
     if (out[0] == '\0' && lg->single_kind != NULL) {
         snprintf(out, cap, "%s", lg->single_kind);
     }
     ans->hint = out[0] ? out : NULL;
+    ans->statement = h->statement[0] ? h->statement : NULL;
 }
 
 void

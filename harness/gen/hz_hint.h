@@ -35,6 +35,9 @@ typedef struct {
     char cls[HZ_HINT_NAME];
     char name[HZ_HINT_NAME];
     char desc[24];
+    const char *src;           /* its tagged line in the source (and the def under a
+                                  tagged decorator), borrowed; src_len bytes */
+    size_t src_len;
 } HzHintMember;
 
 /* A statement of program(). */
@@ -44,6 +47,9 @@ typedef struct {
     char attr[HZ_HINT_NAME];   /* the attribute it reads ("" when not found) */
     char arg[16];              /* the argument it reads it on ("a", "Base") */
     int loop;                  /* items a loop appends at most; 0: exactly one */
+    const char *src;           /* its `try:  # tf:` line and body up to its `except`,
+                                  borrowed from the source; src_len bytes */
+    size_t src_len;
 } HzHintStmt;
 
 /* A mutation of between(). */
@@ -85,6 +91,7 @@ typedef struct {
     char answer[128];
     char group[128];           /* OrHintAnswer.group */
     char detail[256];
+    char statement[2048];      /* OrHintAnswer.statement */
 } HzHint;
 
 void hz_hint_init(HzHint *h, const char *source);

@@ -53,6 +53,34 @@ fuzz_keeps)   # fuzz --out D keeps the findings of earlier runs
     echo "earlier" > "$tmp/o/findings/EARLIER-000000000000.report"
     "$tf" fuzz --target identity --time 3 --out "$tmp/o" >/dev/null 2>&1
     [ -f "$tmp/o/findings/EARLIER-000000000000.report" ] || fail "fuzz deleted an earlier finding";;
+into_existing) # run --findings into a directory that already holds findings: the
+    # earlier ones stay byte for byte, the new input's are added beside them, a
+    # rerun of an input already there is the same finding (nothing doubled)
+    "$tf" run --target $T/change_result.py:jit --findings "$tmp/f" \
+        tests/cli/inputs/no_expectation.py >/dev/null 2>&1
+    before=$(cd "$tmp/f" && sha1sum * | sort)
+    [ "$(echo "$before" | wc -l)" = 2 ] || fail "want 2 files after the first run"
+    t1=$(grep -h '^time: ' "$tmp"/f/*.report)
+    sleep 1.1   # a rewritten time: would differ
+    "$tf" run --target $T/change_result.py:jit --findings "$tmp/f" \
+        tests/cli/inputs/bytes16.tf tests/cli/inputs/no_expectation.py >/dev/null 2>&1
+    after=$(cd "$tmp/f" && sha1sum * | sort)
+    # the earlier files, unchanged but for the report's time:/command: lines
+    for name in $(echo "$before" | awk '{print $2}' | grep -v '\.report$'); do
+        echo "$after" | grep -qF "$(echo "$before" | grep " $name\$")" || fail "$name changed"
+    done
+    [ "$(count "$tmp/f" '\.report$')" = 2 ] || fail "want 2 reports (one new, none doubled)"
+    [ "$(count "$tmp/f" '\.tf$')" = 1 ] || fail "want the new bytes input's .tf"
+    r=$(grep -l '^input: tests/cli/inputs/no_expectation.py' "$tmp"/f/*.report)
+    [ "$(grep -h '^time: ' "$r")" = "$t1" ] || fail "the rerun lost when it was first found";;
+fuzz_twice)   # fuzz --out D twice: the second run keeps every finding of the first
+    "$tf" fuzz --faults assume_stable_attrs --first --time 20 --out "$tmp/o" >/dev/null 2>&1
+    first=$(ls "$tmp/o/findings" | sort)
+    [ -n "$first" ] || fail "the first fuzz run found nothing"
+    "$tf" fuzz --faults assume_stable_attrs --first --time 20 --out "$tmp/o" >/dev/null 2>&1
+    second=$(ls "$tmp/o/findings" | sort)
+    missing=$(comm -23 <(echo "$first") <(echo "$second"))
+    [ -z "$missing" ] || fail "the second fuzz run lost: $missing";;
 *) echo "unknown case $case_"; exit 2;;
 esac
 echo "ok $case_"

@@ -4,7 +4,7 @@
  * targets mimic the bugs DESIGN.md names (included by or_test.c). */
 
 #define OR_TEST_E2ES(X) \
-    X(identity_ok) X(memo_silent) X(drop_event) X(drop_exception) X(mutate_state) \
+    X(identity_ok) X(memo_silent) X(drop_event) X(extra_event) X(drop_exception) X(mutate_state) \
     X(nondeterministic) X(message_only)
 
 static const char *MOTIVATING =
@@ -110,7 +110,36 @@ e2e_drop_event(void)
         "        fn.__globals__['LOG'].pop()\n"
         "        return r\n"
         "    return traced\n",
-        OR_MISMATCH_EVENTS, "MISMATCH_EVENTS 1 log-missing:value -", "path log1");
+        OR_MISMATCH_EVENTS, "MISMATCH_EVENTS 1 log-missing:value -", "  - log1[0] 'value'");
+}
+
+/* An event added in the middle of the log: the report shows it in context, the
+ * events around it as they are, not the shifted lines after it. */
+static void
+e2e_extra_event(void)
+{
+    e2e_check(
+        "LOG = []\n"
+        "class C:\n"
+        "    @property\n"
+        "    def value(self):\n"
+        "        for t in ('a', 'b', 'c', 'd', 'e'):\n"
+        "            LOG.append(('get', t))\n"
+        "        return 7\n"
+        "def make():\n"
+        "    return (C(),)\n"
+        "def program(c):\n"
+        "    return c.value\n",
+        "def jit(fn):\n"
+        "    def traced(*args):\n"
+        "        r = fn(*args)\n"
+        "        fn.__globals__['LOG'].insert(2, ('probe', 'x'))\n"
+        "        return r\n"
+        "    return traced\n",
+        OR_MISMATCH_EVENTS, "MISMATCH_EVENTS 1 log-extra:probe -",
+        "    log1[1] ('get', 'b')\n"
+        "  + log1[2] ('probe', 'x')\n"
+        "    log1[2] ('get', 'c')\n");
 }
 
 /* A target that swallows the getter's exception. */
