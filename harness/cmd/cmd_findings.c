@@ -1,6 +1,7 @@
 /* cmd_findings.c: a failing input's files in a findings directory, named so that
  * nothing is ever overwritten by a different finding (docs/CLI.md "Findings"). */
 #include "cmd.h"
+#include "hz_repro.h"
 #include "or_verdict.h"
 
 #include <errno.h>
@@ -58,7 +59,11 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
     if (path == NULL)
         abort();
     snprintf(path, n, "%s/%s.py", o->dir, stem);
-    int rc = cmd_write_file(path, in->source, strlen(in->source));
+    HzReproSetup setup = {o->target_name, o->faults, o->unsupported, o->python_path,
+                          o->n_python_path};
+    char *script = hz_repro_script(in->source, &setup);
+    int rc = cmd_write_file(path, script, strlen(script));
+    free(script);
     snprintf(path, n, "%s/%s.report", o->dir, stem);
     FILE *f = fopen(path, "w");
     if (f != NULL) {

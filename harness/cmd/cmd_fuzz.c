@@ -404,7 +404,8 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
                                  const char *findings, FuzzSig *sigs, size_t *nsigs)
 {
     HzWorkerConfig wc = fuzz_worker_config(o, 20.0);
-    CmdFindings dest = {findings, o->target ? o->target : "builtin", o->faults, "fuzz"};
+    CmdFindings dest = {findings, o->target ? o->target : "builtin", o->faults, "fuzz",
+                        o->unsupported, (const char *const *)o->pypath, o->npypath};
     HzWorker *w = hz_worker_new(&wc);
     char err[4096];
     unsigned long total = 0;

@@ -121,7 +121,8 @@ static void report_failure(const RunOptions *o, const HzInput *in, const HzOutco
                            const char *line)
 {
     if (o->findings != NULL) {
-        CmdFindings f = {o->findings, o->target_name, o->faults, "run"};
+        CmdFindings f = {o->findings, o->target_name, o->faults, "run", o->wc.unsupported,
+                         (const char *const *)o->wc.python_path, o->wc.n_python_path};
         if (cmd_finding_write(&f, in, oc, oc->signature, line) < 0)
             finding_write_errors++;
     }

@@ -8,6 +8,8 @@
  *   tracefuzz stats (--random N [--seed S] | PATH...)
  *   tracefuzz fuzz  [--engine libfuzzer|afl] [--target T] [--faults F] [--time S]
  *                   [--jobs N] [--out DIR] [options]
+ *   tracefuzz repro INPUT [--target T] [--faults F] [--unsupported M:E]
+ *                   [--python-path D]... [-o OUT.py]
  *   tracefuzz COMMAND --help | tracefuzz --help | tracefuzz --version
  *
  * INPUTS
@@ -45,6 +47,7 @@ static const CmdCommand commands[] = {
     {"gen", "write random inputs into a directory", cmd_gen},
     {"stats", "feature coverage of random programs or of inputs", cmd_stats},
     {"fuzz", "coverage-guided fuzzing with libFuzzer or AFL++ (the main job)", cmd_fuzz},
+    {"repro", "write a standalone Python script that reproduces a finding", cmd_repro},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
