@@ -7,9 +7,13 @@ Usage:  python3.11 THIS_FILE.py [TARGET]
                     (default: $TRACEFUZZ_TARGET, else the target this was found with)
   TRACEFUZZ_FAULTS  faults injected into the built-in tracer, comma-separated
                     ("" for none; default: the faults this was found with)
+  TRACEFUZZ_TIMEOUT seconds of wall time before the run counts as hung (100)
+  TRACEFUZZ_NO_FORK=1 run in this process (for a debugger): the run is
+                    otherwise in a forked child, so a segfault is reported too
 Exit status: 0 eager and JIT agree (or the JIT declared the program unsupported),
-1 they diverge or the JIT crashed, 2 the target cannot be loaded or the program
-is not a valid reproducer (it does not run, or runs differently each time).
+1 they diverge, the JIT crashed (an exception of its own, a signal) or hung,
+2 the target cannot be loaded or the program is not a valid reproducer (it does
+not run, or runs differently each time).
 
 What it runs (tracefuzz's run protocol, docs/CLI.md and DESIGN.md): the program
 text above the marker line is compiled once, then run twice eagerly and once
@@ -32,12 +36,15 @@ for _name in [_n for _n in list(globals()) if not _n.startswith("__")]:
 del _name
 
 import ast
+import difflib
 import gc
 import importlib
 import importlib.util
 import os
 import re
+import signal
 import sys
+import time
 import traceback
 import types
 
@@ -603,6 +610,33 @@ def side_by_side(a, b, section, i, left, right):
     return "\n".join(out)
 
 
+def log_diff(a, b, name):
+    """The LOG events the jit lacks or adds, in context (one line per event)."""
+    if type(a) is not list or type(b) is not list:
+        return ""
+    ob = Observer(None)
+    ka = [ob.key(x, False) for x in a]
+    kb = [ob.key(x, False) for x in b]
+    out = ["", "%s, event by event (- only eager, + only jit):" % name]
+    shown = 0
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes():
+        if op == "equal":
+            ctx = list(range(i1, i2))
+            if shown == 0:
+                ctx = ctx[-2:]
+            elif len(ctx) > 4:
+                ctx = ctx[:2]
+            out += ["    [%d] %s" % (i, ka[i]) for i in ctx]
+            continue
+        out += ["  - [%d] %s" % (i, ka[i]) for i in range(i1, i2)]
+        out += ["  + [%d] %s" % (j, kb[j]) for j in range(j1, j2)]
+        shown += 1
+        if shown >= 5:
+            out.append("  ...")
+            break
+    return "\n".join(out)
+
+
 def verdict_of(section, la, lb, i):
     if section.startswith("r"):
         raising = any(" = raise " in x[i] for x in (la, lb) if i < len(x))
@@ -693,6 +727,16 @@ def load_target(spec, faults, unsupported_spec):
     return jit, unsupported, kinds
 
 
+def format_exc(e, filename, program_lines):
+    """e's traceback without this harness's own frames (those below the marker)."""
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if not (f.filename == filename and (f.lineno or 0) > program_lines)]
+    text = "Traceback (most recent call last):\n" if frames else ""
+    text += "".join(traceback.format_list(frames))
+    text += "".join(traceback.format_exception_only(type(e), e))
+    return text.rstrip()
+
+
 def own_frame(e, filename):
     """Whether the innermost frame of e's traceback is not the program's: the target
     raised it from its own code."""
@@ -716,6 +760,7 @@ def program_text(path):
 
 
 def main(argv=None):
+    """The exit status: 0 agree, 1 diverge or crash, 2 set-up problem."""
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in ("-h", "--help"):
         print(usage())
@@ -726,12 +771,59 @@ def main(argv=None):
     if faults is None:
         faults = FOUND.get("faults") or ""
     unsupported_spec = FOUND.get("unsupported") if spec == FOUND.get("target") else None
-    filename = os.path.abspath(__file__)
     print("==== tracefuzz repro: %s, target %s%s" % (
-        os.path.basename(filename), spec, ", faults " + faults if spec == "builtin" and faults else ""))
+        os.path.basename(__file__), spec,
+        ", faults " + faults if spec == "builtin" and faults else ""))
+    return isolated(repro, spec, faults, unsupported_spec)
+
+
+def isolated(fn, *args):
+    """fn(*args) in a forked child, so that a target that kills the process (a
+    segfault) or hangs is reported and exits 1 rather than ending the script;
+    TRACEFUZZ_NO_FORK=1 runs it in this process (under a debugger)."""
+    if not hasattr(os, "fork") or os.environ.get("TRACEFUZZ_NO_FORK"):
+        return fn(*args)
+    timeout = float(os.environ.get("TRACEFUZZ_TIMEOUT") or 100)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        rc = 3
+        try:
+            import faulthandler
+            faulthandler.enable()   # a crash prints the Python frames it happened in
+            sys.stdout.reconfigure(line_buffering=True)   # what was printed survives it
+            rc = fn(*args)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(rc)
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            print("TIMEOUT: the run took more than %g s (TRACEFUZZ_TIMEOUT)" % timeout)
+            return 1
+        time.sleep(0.02)
+    if os.WIFSIGNALED(status):
+        print("TARGET_CRASH: the process died of %s"
+              % signal.Signals(os.WTERMSIG(status)).name)
+        return 1
+    return os.WEXITSTATUS(status)
+
+
+def repro(spec, faults, unsupported_spec):
+    filename = os.path.abspath(__file__)
     try:
         source = program_text(filename)
         code = compile(source, filename, "exec")
+        nlines = source.count("\n")
     except (OSError, SyntaxError, ReproError) as e:
         print("cannot read the program: %s" % e)
         return 2
@@ -782,7 +874,7 @@ def main(argv=None):
         kind, e, step = t.ended
         where = "target(program)" if step == 0 else "step %d" % step
         print("%s: the target raised in %s:" % (kind, where))
-        print("".join(traceback.format_exception(type(e), e, e.__traceback__)).rstrip())
+        print(format_exc(e, filename, nlines))
         if kind == "UNSUPPORTED":
             print("the target declared the program unsupported: not a divergence")
             return 0
@@ -798,11 +890,14 @@ def main(argv=None):
     print("%s at step %s: first divergence in [%s], line %d" % (
         verdict_of(s, oe[s], ot[s], i), step, s, i + 1))
     print(side_by_side(oe, ot, s, i, "eager", "jit"))
+    if s.startswith("log"):
+        k = int(s[-1]) - 1
+        print(log_diff(e1.log_after[k], t.log_after[k], s))
     for k in range(STEPS):
         e = t.exc[k]
         if e is not None and e1.exc[k] is None:
             print("\nthe jit raised in step %d where eager did not:" % (k + 1))
-            print("".join(traceback.format_exception(type(e), e, e.__traceback__)).rstrip())
+            print(format_exc(e, filename, nlines))
     return 1
 
 
