@@ -70,12 +70,19 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
         time_t now = time(NULL);
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-        fprintf(f, "%s\n\nverdict: %s\nsignature: %s\ninput: %s\ntarget: %s\nfaults: %s\n"
-                "tracefuzz: %s (decoder version %d, observation version %d)\ncommand: %s\n"
+        fprintf(f, "%s\n\nverdict: %s\nsignature: %s\ninput: %s\ntarget: %s\nfaults: %s\n",
+                line, or_verdict_name(oc->kind), signature ? signature : "?", in->path,
+                o->target_name ? o->target_name : "?", o->faults ? o->faults : "none");
+        /* the rest of the set-up, when given: `tracefuzz repro` of the finding
+         * reads them back */
+        if (o->unsupported != NULL)
+            fprintf(f, "unsupported: %s\n", o->unsupported);
+        for (size_t i = 0; i < o->n_python_path; i++)
+            fprintf(f, "python-path: %s\n", o->python_path[i]);
+        fprintf(f, "tracefuzz: %s (decoder version %d, observation version %d)\ncommand: %s\n"
                 "time: %s\n\n%s\n",
-                line, or_verdict_name(oc->kind), signature ? signature : "?", in->path, o->target_name ? o->target_name : "?",
-                o->faults ? o->faults : "none", TF_VERSION, HZ_DECODER_VERSION,
-                OR_OBS_VERSION, cmd_command_line(), when, oc->report ? oc->report : "");
+                TF_VERSION, HZ_DECODER_VERSION, OR_OBS_VERSION, cmd_command_line(), when,
+                oc->report ? oc->report : "");
         static const char *const names[3] = {"eager run 1", "eager run 2", "target run"};
         for (int i = 0; i < 3; i++)
             if (oc->obs_text[i] != NULL)

@@ -16,8 +16,8 @@
  *
  *   What is recorded: --target, --faults, --unsupported, --python-path when given;
  *   otherwise, when INPUT is a finding (STEM.py, STEM.tf, STEM.min.py beside a
- *   STEM.report), the target and faults of that report; otherwise builtin and
- *   $TRACEFUZZ_FAULTS. Paths of file.py targets and --python-path are made
+ *   STEM.report), the target, faults, unsupported exception and python-path of
+ *   that report; otherwise builtin and $TRACEFUZZ_FAULTS. Paths of file.py targets and --python-path are made
  *   absolute, so the script runs from any directory; where this build's tfjit is
  *   is recorded too, for a python3.11 -I that does not find it on sys.path.
  *
@@ -52,9 +52,9 @@ static const char usage_repro[] =
 
 #define MAX_PYPATH 64
 
-/* The value of `key: value` in a report's header (the lines before the first blank
- * line after the verdict line), malloc'd, or NULL. */
-static char *report_value(const char *text, const char *key)
+/* The value of the nth `key: value` line in a report's header (the lines between
+ * the verdict line and the next blank line), malloc'd, or NULL. */
+static char *report_value_n(const char *text, const char *key, int nth)
 {
     size_t k = strlen(key);
     const char *p = strchr(text, '\n');   /* past the verdict line */
@@ -63,13 +63,18 @@ static char *report_value(const char *text, const char *key)
     while (p != NULL && p[1] != 0 && p[1] != '\n') {
         p++;
         const char *end = strchr(p, '\n');
-        if (strncmp(p, key, k) == 0 && p[k] == ':' && p[k + 1] == ' ') {
+        if (strncmp(p, key, k) == 0 && p[k] == ':' && p[k + 1] == ' ' && nth-- == 0) {
             size_t n = (end ? (size_t)(end - p) : strlen(p)) - k - 2;
             return strndup(p + k + 2, n);
         }
         p = end;
     }
     return NULL;
+}
+
+static char *report_value(const char *text, const char *key)
+{
+    return report_value_n(text, key, 0);
 }
 
 /* The report beside a finding's file (STEM.py, STEM.tf, STEM.min.py, STEM.min.tf),
@@ -159,6 +164,17 @@ int cmd_repro(int argc, char **argv)
         faults = strcmp(rep_faults, "none") == 0 ? "" : rep_faults;
     if (faults == NULL)
         faults = getenv("TRACEFUZZ_FAULTS");
+    /* the report's --unsupported and --python-path go with its target */
+    char *rep_unsupported = NULL, *rep_pypath[MAX_PYPATH];
+    size_t nrep = 0;
+    if (report != NULL && target == rep_target) {
+        rep_unsupported = report_value(report, "unsupported");
+        if (unsupported == NULL)
+            unsupported = rep_unsupported;
+        while (nrep < MAX_PYPATH - npypath &&
+               (rep_pypath[nrep] = report_value_n(report, "python-path", (int)nrep)) != NULL)
+            pypath[npypath++] = rep_pypath[nrep++];
+    }
 
     HzReproSetup setup = {target, faults, unsupported, pypath, npypath};
     char *script = hz_repro_script(in.source, &setup);
@@ -179,6 +195,9 @@ int cmd_repro(int argc, char **argv)
     free(report);
     free(rep_target);
     free(rep_faults);
+    free(rep_unsupported);
+    for (size_t i = 0; i < nrep; i++)
+        free(rep_pypath[i]);
     hz_input_clear(&in);
     return rc;
 }

@@ -107,6 +107,16 @@ setup) # defaults from the report; a target that does not load; the argument win
     "$tf" repro tests/verdicts/mismatch_result.py --target change_result:jit --python-path $T \
         -o "$tmp/p.py" 2>/dev/null
     script "$tmp/p.py"; expect_rc 1 "python-path target"
+    # a finding's --unsupported and --python-path are in its report, and in its repro
+    "$tf" run --strict --target $T/unsupported.py:jit --unsupported $T/unsupported.py:Unsupported \
+        --python-path $T --findings "$tmp/u" tests/cli/inputs/no_expectation.py >/dev/null 2>&1
+    grep -q "^unsupported: $T/unsupported.py:Unsupported" "$tmp"/u/*.report || fail "no unsupported: key"
+    grep -q "^python-path: $T\$" "$tmp"/u/*.report || fail "no python-path: key"
+    "$tf" repro "$(ls "$tmp"/u/*.py)" -o "$tmp/u.py" 2>/dev/null
+    cmp -s "$tmp/u.py" "$(ls "$tmp"/u/*.py)" || fail "repro of the finding differs from its NAME.py"
+    grep -q "\"unsupported\": \"$PWD/$T/unsupported.py:Unsupported\", \"python_path\": \[\"$PWD/$T\"\]" \
+        "$tmp/u.py" || fail "$(grep ^FOUND "$tmp/u.py")"
+    script "$tmp/u.py"; expect_rc 0 "unsupported (not --strict)"
     # the harness's help is its docstring
     out=$(cd / && $PY -I "$tmp/p.py" --help 2>&1)
     echo "$out" | grep -q "^Usage:  python3.11 THIS_FILE.py \[TARGET\]" || fail "help: $out";;
