@@ -637,6 +637,75 @@ def log_diff(a, b, name):
     return "\n".join(out)
 
 
+def statements(source):
+    """The statements of a generated program(): [(first line, lines, loop count)],
+    one per `try:  # tf: access=...` block, and whether items are stored by index."""
+    out, cur, stored, inside = [], None, False, False
+    for n, line in enumerate(source.splitlines(), 1):
+        if line.startswith("def "):
+            inside = line.startswith("def program(")
+            continue
+        if not inside:
+            continue
+        code, _, tag = line.partition("# tf:")
+        if tag and "out = [None]" in code:
+            stored = True
+        elif tag and code.strip() == "try:":
+            cur = [n, [(n, line)], 0]
+            out.append(cur)
+        elif cur is not None:
+            if code.strip().startswith("except EXPECTED"):
+                cur = None
+                continue
+            cur[1].append((n, line))
+            if code.strip().startswith("for i in range(") and not stored:
+                cur[2] = int(re.match(r"\s*for i in range\((\d+)", code).group(1))
+    return out, stored
+
+
+def involved(source, section, path, result):
+    """The program() statement that made the result item at path (generated
+    programs: one `try:  # tf:` block per item, a loop one item per iteration
+    until it raises), as lines to print; "" when there is none."""
+    m = re.match(r"r\d\[(\d+)\]", path)
+    if not section.startswith("r") or m is None or type(result) is not tuple:
+        return ""
+    index = int(m.group(1))
+    stmts, stored = statements(source)
+    raised = [type(x) is tuple and len(x) == 2 and x[0] == "raised" for x in result]
+    pos = 0
+    for first, lines, loop in stmts:
+        take = 1
+        if loop and not stored:
+            take = 0
+            while take < loop and pos + take < len(result):
+                take += 1
+                if raised[pos + take - 1]:
+                    break
+        if index < pos + take:
+            tag = lines[0][1].partition("# tf:")[2].strip()
+            body = "\n".join("  %5d | %s" % (n, line) for n, line in lines)
+            return "\nthe statement of %s (program line %d, %s):\n%s" % (path, first, tag, body)
+        pos += take
+    return ""
+
+
+def difference(a, b):
+    """What kind of difference two lines show (as or_report.c's `difference:`)."""
+    if a is None or b is None or a.partition(" = ")[0] != b.partition(" = ")[0]:
+        return "structure: an entry on one side only"
+    va, vb = a.partition(" = ")[2], b.partition(" = ")[2]
+    if va.startswith("raise ") != vb.startswith("raise "):
+        return "exception: one side raises"
+    new_a, new_b = re.fullmatch(r"#\d+ .*", va), re.fullmatch(r"#\d+ .*", vb)
+    old_a, old_b = re.fullmatch(r"#\d+", va), re.fullmatch(r"#\d+", vb)
+    if new_a and old_b:
+        return "identity: eager has a new object where the jit has one seen before (%s)" % vb
+    if old_a and new_b:
+        return "identity: the jit has a new object where eager has one seen before (%s)" % va
+    return "value"
+
+
 def verdict_of(section, la, lb, i):
     if section.startswith("r"):
         raising = any(" = raise " in x[i] for x in (la, lb) if i < len(x))
@@ -889,7 +958,12 @@ def repro(spec, faults, unsupported_spec):
     step = s[-1] if s[-1].isdigit() else "end"
     print("%s at step %s: first divergence in [%s], line %d" % (
         verdict_of(s, oe[s], ot[s], i), step, s, i + 1))
+    line = oe[s][i] if i < len(oe[s]) else ot[s][i]
+    print("difference: " + difference(oe[s][i] if i < len(oe[s]) else None,
+                                      ot[s][i] if i < len(ot[s]) else None))
     print(side_by_side(oe, ot, s, i, "eager", "jit"))
+    if s.startswith("r") and e1.exc[int(s[1]) - 1] is None:
+        print(involved(source, s, line.partition(" = ")[0], e1.result[int(s[1]) - 1]))
     if s.startswith("log"):
         k = int(s[-1]) - 1
         print(log_diff(e1.log_after[k], t.log_after[k], s))

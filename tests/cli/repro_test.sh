@@ -31,6 +31,18 @@ zoo)   # the finding of fault ARG: exit 1 with the fault, 0 without; STEM.py = S
         fail "no marker line in $py"
     script "$py" TRACEFUZZ_FAULTS="$f";  expect_rc 1 "with TRACEFUZZ_FAULTS=$f"
     echo "$out" | grep -Eq "^(MISMATCH_[A-Z]+ at step|PROVENANCE: )" || fail "no divergence printed: $out"
+    # a result names the program() statement that made it; LOG events are listed
+    if echo "$out" | grep -q "^MISMATCH_RESULT at step"; then
+        echo "$out" | grep -q "^the statement of r[123]\[[0-9]*\].* (program line [0-9]*, access=" ||
+            fail "no statement: $out"
+        echo "$out" | grep -q "^difference: " || fail "no difference line: $out"
+    fi
+    if echo "$out" | grep -q "^MISMATCH_EVENTS at step"; then
+        echo "$out" | grep -q "event by event" || fail "no event list: $out"
+    fi
+    if echo "$out" | grep -q "^PROVENANCE: "; then
+        echo "$out" | grep -q "ProvenanceError: " || fail "no ProvenanceError message: $out"
+    fi
     script "$py" TRACEFUZZ_FAULTS=;      expect_rc 0 "with TRACEFUZZ_FAULTS="
     echo "$out" | grep -q "^OK: eager and jit agree" || fail "no agreement line: $out"
     script "$py";                        expect_rc 1 "with the recorded faults"
