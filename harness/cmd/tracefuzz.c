@@ -17,7 +17,9 @@
  *   valid program; the decoder's version is corpus/VERSION), or Python source: a
  *   file named *.py or any file whose first line is `#tracefuzz-py`. A program
  *   defines make(), program(*args), optionally between(*args) and make_other()
- *   (docs/ARCHITECTURE.md, DESIGN.md "The program contract").
+ *   (docs/ARCHITECTURE.md, DESIGN.md "The program contract"). Of a source input
+ *   holding the repro marker line (a finding's NAME.py, `tracefuzz repro`), the
+ *   program is the text above that line.
  *
  * COMMANDS
  *   Each command lives in its own file, cmd_NAME.c, whose header comment is its
