@@ -962,11 +962,14 @@ def repro(spec, faults, unsupported_spec):
     print("difference: " + difference(oe[s][i] if i < len(oe[s]) else None,
                                       ot[s][i] if i < len(ot[s]) else None))
     print(side_by_side(oe, ot, s, i, "eager", "jit"))
+    more = ""
     if s.startswith("r") and e1.exc[int(s[1]) - 1] is None:
-        print(involved(source, s, line.partition(" = ")[0], e1.result[int(s[1]) - 1]))
-    if s.startswith("log"):
+        more = involved(source, s, line.partition(" = ")[0], e1.result[int(s[1]) - 1])
+    elif s.startswith("log"):
         k = int(s[-1]) - 1
-        print(log_diff(e1.log_after[k], t.log_after[k], s))
+        more = log_diff(e1.log_after[k], t.log_after[k], s)
+    if more:
+        print(more)
     for k in range(STEPS):
         e = t.exc[k]
         if e is not None and e1.exc[k] is None:
