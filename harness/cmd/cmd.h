@@ -35,6 +35,7 @@ int cmd_fuzz(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
 int cmd_promote(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
 
 /* cmd_util.c */
 int cmd_usage_error(const char *usage, const char *fmt, const char *arg);  /* EXIT_USAGE */
@@ -63,12 +64,17 @@ typedef struct {
     const char *target_name;   /* as the worker resolved it */
     const char *faults;        /* injected faults, or NULL */
     const char *command;       /* the command's name, for messages */
+    /* the rest of the set-up, recorded in the repro script (NULL/0 when none) */
+    const char *unsupported;   /* --unsupported MOD:EXC */
+    const char *const *python_path;
+    size_t n_python_path;
 } CmdFindings;
 
 /* The file name without extension of in's finding (signature slug + content hash);
  * malloc'd. */
 char *cmd_finding_stem(const HzInput *in, const HzOutcome *oc);
-/* Writes DIR/STEM.py, .report and (bytes inputs) .tf. The report starts with line
+/* Writes DIR/STEM.py (the repro script: the program, then the harness that runs
+ * it eagerly and through the target, hz_repro.h), .report and (bytes inputs) .tf. The report starts with line
  * (the verdict line), then `key: value` lines, `verdict:` and `signature:` (as
  * given: fuzz's UNREPRODUCED ones too) first, for tools reading findings (triage).
  * Returns 0, or -1 (message printed) when a file could not be written. */

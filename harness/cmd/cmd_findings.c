@@ -1,6 +1,7 @@
 /* cmd_findings.c: a failing input's files in a findings directory, named so that
  * nothing is ever overwritten by a different finding (docs/CLI.md "Findings"). */
 #include "cmd.h"
+#include "hz_repro.h"
 #include "or_verdict.h"
 
 #include <errno.h>
@@ -79,7 +80,11 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
     if (path == NULL)
         abort();
     snprintf(path, n, "%s/%s.py", o->dir, stem);
-    int rc = cmd_write_file(path, in->source, strlen(in->source));
+    HzReproSetup setup = {o->target_name, o->faults, o->unsupported, o->python_path,
+                          o->n_python_path};
+    char *script = hz_repro_script(in->source, &setup);
+    int rc = cmd_write_file(path, script, strlen(script));
+    free(script);
     snprintf(path, n, "%s/%s.report", o->dir, stem);
     /* A rerun of the same finding keeps the time it was first found (triage's
      * first seen). */
@@ -91,12 +96,18 @@ int cmd_finding_write(const CmdFindings *o, const HzInput *in, const HzOutcome *
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         if (first != NULL)
             snprintf(when, sizeof when, "%s", first);
-        fprintf(f, "%s\n\nverdict: %s\nsignature: %s\ninput: %s\ntarget: %s\nfaults: %s\n"
-                "tracefuzz: %s (decoder version %d, observation version %d)\ncommand: %s\n"
+        fprintf(f, "%s\n\nverdict: %s\nsignature: %s\ninput: %s\ntarget: %s\nfaults: %s\n",
+                line, or_verdict_name(oc->kind), signature ? signature : "?", in->path,
+                o->target_name ? o->target_name : "?", o->faults ? o->faults : "none");
+        /* the rest of the set-up, when given: `tracefuzz repro` of the finding
+         * reads them back */
+        if (o->unsupported != NULL)
+            fprintf(f, "unsupported: %s\n", o->unsupported);
+        for (size_t i = 0; i < o->n_python_path; i++)
+            fprintf(f, "python-path: %s\n", o->python_path[i]);
+        fprintf(f, "tracefuzz: %s (decoder version %d, observation version %d)\ncommand: %s\n"
                 "time: %s\n\n",
-                line, or_verdict_name(oc->kind), signature ? signature : "?", in->path, o->target_name ? o->target_name : "?",
-                o->faults ? o->faults : "none", TF_VERSION, HZ_DECODER_VERSION,
-                OR_OBS_VERSION, cmd_command_line(), when);
+                TF_VERSION, HZ_DECODER_VERSION, OR_OBS_VERSION, cmd_command_line(), when);
         /* The report leads with the divergence; what the caps cut is the end of
          * the program (STEM.py has it whole) and of long observations (`tracefuzz
          * run` on the input prints them again). */

@@ -12,7 +12,7 @@
  *   and N-1 -S). Progress goes to stderr every few seconds; the engine's own output
  *   to DIR/fuzz.log. Afterwards each saved crash is replayed through a worker, as
  *   `run` would, and written into DIR/findings as NAME.tf (the input), NAME.py
- *   (`show`) and NAME.report (the verdict, report and observations). The summary
+ *   (the repro script, `tracefuzz repro`) and NAME.report (the verdict, report and observations). The summary
  *   on stdout: time, execs and execs/s, coverage (libFuzzer: edges, features and
  *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
  *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs; artifacts
@@ -463,7 +463,8 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
                                  const char *findings, FuzzSig *sigs, size_t *nsigs)
 {
     HzWorkerConfig wc = fuzz_worker_config(o, 20.0);
-    CmdFindings dest = {findings, o->target ? o->target : "builtin", o->faults, "fuzz"};
+    CmdFindings dest = {findings, o->target ? o->target : "builtin", o->faults, "fuzz",
+                        o->unsupported, (const char *const *)o->pypath, o->npypath};
     HzWorker *w = hz_worker_new(&wc);
     char err[4096];
     unsigned long total = 0;

@@ -6,8 +6,9 @@
  *   one line per input:   PATH: VERDICT  SIGNATURE
  *   then a table of counts per verdict and, last, exactly `N passed, N failed`.
  *   The report of each failure goes to stderr, or with --findings DIR into
- *   DIR/NAME.py (the program), DIR/NAME.report (the report and the observations)
- *   and, for a bytes input, DIR/NAME.tf (the input bytes).
+ *   DIR/NAME.py (the repro script: the program, then the harness of `tracefuzz
+ *   repro`), DIR/NAME.report (the report and the observations) and, for a bytes
+ *   input, DIR/NAME.tf (the input bytes).
  *     --target T         builtin (tfjit.jit, the default once the tracer has jit;
  *                        identity until then), identity (lambda fn: fn),
  *                        path/to/file.py:attr, or package.module:attr
@@ -142,7 +143,8 @@ static void report_failure(const RunOptions *o, const HzInput *in, const HzOutco
                            const char *line)
 {
     if (o->findings != NULL) {
-        CmdFindings f = {o->findings, o->target_name, o->faults, "run"};
+        CmdFindings f = {o->findings, o->target_name, o->faults, "run", o->wc.unsupported,
+                         (const char *const *)o->wc.python_path, o->wc.n_python_path};
         if (cmd_finding_write(&f, in, oc, oc->signature, line) < 0)
             finding_write_errors++;
     }

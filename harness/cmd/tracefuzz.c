@@ -11,6 +11,8 @@
  *   tracefuzz triage DIR... [--json FILE]
  *   tracefuzz promote FINDING... --to DIR [--target T] [--faults F] [--name N]
  *   tracefuzz reduce INPUT -o OUT [--target T] [--faults F] [--jobs N] [options]
+ *   tracefuzz repro INPUT [--target T] [--faults F] [--unsupported M:E]
+ *                   [--python-path D]... [-o OUT.py]
  *   tracefuzz COMMAND --help | tracefuzz --help | tracefuzz --version
  *
  * INPUTS
@@ -18,7 +20,9 @@
  *   valid program; the decoder's version is corpus/VERSION), or Python source: a
  *   file named *.py or any file whose first line is `#tracefuzz-py`. A program
  *   defines make(), program(*args), optionally between(*args) and make_other()
- *   (docs/ARCHITECTURE.md, DESIGN.md "The program contract").
+ *   (docs/ARCHITECTURE.md, DESIGN.md "The program contract"). Of a source input
+ *   holding the repro marker line (a finding's NAME.py, `tracefuzz repro`), the
+ *   program is the text above that line.
  *
  * COMMANDS
  *   Each command lives in its own file, cmd_NAME.c, whose header comment is its
@@ -51,6 +55,7 @@ static const CmdCommand commands[] = {
     {"triage", "group the findings of any number of runs by signature", cmd_triage},
     {"promote", "turn a finding into a regression case (checked before written)", cmd_promote},
     {"reduce", "make a failing input small, keeping its signature", cmd_reduce},
+    {"repro", "write a standalone Python script that reproduces a finding", cmd_repro},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -45,6 +45,24 @@ bool hz_input_is_source(const char *path, const uint8_t *data, size_t size)
     return size == m || data[m] == '\n' || data[m] == '\r';
 }
 
+size_t hz_program_length(const char *src, size_t n)
+{
+    size_t m = strlen(HZ_REPRO_MARKER);
+    for (size_t at = 0; at + m <= n;) {
+        const char *nl = memchr(src + at, '\n', n - at);
+        size_t end = nl ? (size_t)(nl - src) : n;   /* the line is src[at, end) */
+        size_t len = end - at;
+        if (len > 0 && src[end - 1] == '\r')
+            len--;
+        if (len == m && memcmp(src + at, HZ_REPRO_MARKER, m) == 0)
+            return at;
+        if (nl == NULL)
+            break;
+        at = end + 1;
+    }
+    return n;
+}
+
 int hz_input_load(const char *path, const HzEmitOptions *opts, HzInput *in,
                   char *err, size_t errlen)
 {
@@ -84,7 +102,7 @@ int hz_input_load(const char *path, const HzEmitOptions *opts, HzInput *in,
     if (in->is_source) {
         /* An embedded NUL cannot reach the compiler; the protocol reports the
          * truncated source as invalid if it does not compile. */
-        in->source = xstrndup((const char *)buf, n);
+        in->source = xstrndup((const char *)buf, hz_program_length((const char *)buf, n));
     }
     else {
         HzProgram *p = hz_decode(buf, n);

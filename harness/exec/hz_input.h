@@ -21,15 +21,26 @@
 
 #include "hz_program.h"
 
+/* The line that ends the program in a repro script (hz_repro.h): a .py input's
+ * program is the text above it, so the harness below never runs as the program. */
+#define HZ_REPRO_MARKER "# ---- tracefuzz repro: below this line runs the program above " \
+                        "eagerly and through the JIT ----"
+
 typedef struct {
     char *path;          /* as given or found while walking a directory */
     uint8_t *data;       /* the file's bytes (NUL-terminated copy, size excludes it) */
     size_t size;
     bool is_source;      /* .py or marker line: data is the program's source */
-    char *source;        /* the program's source (malloc'd), emitted for bytes inputs */
+    char *source;        /* the program's source (malloc'd), emitted for bytes inputs;
+                            for a source input the text above HZ_REPRO_MARKER */
 } HzInput;
 
-/* Reads path and produces the program source (hz_emit with opts for bytes inputs).
+/* The length of a source's program: up to and including the line before a line
+ * that is exactly HZ_REPRO_MARKER, or all of it. */
+size_t hz_program_length(const char *src, size_t n);
+
+/* Reads path and produces the program source (hz_emit with opts for bytes inputs;
+ * for source inputs the text above a repro marker line).
  * Returns 0, or -1 with a message in err. */
 int hz_input_load(const char *path, const HzEmitOptions *opts, HzInput *in,
                   char *err, size_t errlen);

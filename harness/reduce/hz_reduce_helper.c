@@ -3,11 +3,12 @@
  * tracefuzz's parent process never initialises CPython (hz_worker.h: its workers
  * are forked from it), so the AST is read in a process of its own: forked, it
  * initialises the embedded interpreter (hz_embed_init, as a worker does) and runs
- * hz_reduce_ast.py (compiled into this file, hz_reduce_ast_py.h) on requests over
+ * hz_reduce_ast.py (compiled in by harness/CMakeLists.txt) on requests over
  * a pipe pair. Frames: 4-byte little-endian length, then the payload. */
 #include "hz_embed.h"   /* Python.h first: it sets _GNU_SOURCE (close_range) */
 #include "hz_reduce.h"
-#include "hz_reduce_ast_py.h"   /* generated: hz_reduce_ast_py[], the script's text */
+/* hz_reduce_ast.py's text, compiled in (harness/CMakeLists.txt, hz_embed_py) */
+extern const char hz_reduce_ast_py[];
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHECK_STR(a, b)                                                            \
     do {                                                                           \
@@ -91,6 +92,38 @@ static int test_expect_malformed(void)
     return 0;
 }
 
+/* A repro script's program is the text above its marker line, exactly. */
+static int test_repro_marker(void)
+{
+    static const char prog[] = "def make():\n    return ()\n";
+    static const char script[] = "def make():\n    return ()\n" HZ_REPRO_MARKER "\n"
+                                 "raise SystemExit(1)\n";
+    CHECK_INT(hz_program_length(script, strlen(script)), strlen(prog));
+    CHECK_INT(hz_program_length(prog, strlen(prog)), strlen(prog));
+    /* only a whole line is the marker (a quoted or indented one is program text) */
+    static const char quoted[] = "x = '" HZ_REPRO_MARKER "'\n  " HZ_REPRO_MARKER "\n";
+    CHECK_INT(hz_program_length(quoted, strlen(quoted)), strlen(quoted));
+    static const char crlf[] = "x = 1\r\n" HZ_REPRO_MARKER "\r\ny = 2\r\n";
+    CHECK_INT(hz_program_length(crlf, strlen(crlf)), 7);
+    static const char first[] = HZ_REPRO_MARKER "\nx = 1\n";
+    CHECK_INT(hz_program_length(first, strlen(first)), 0);
+    char path[] = "/tmp/hz_input_test_XXXXXX.py";
+    int fd = mkstemps(path, 3);
+    if (fd < 0 || write(fd, script, strlen(script)) != (ssize_t)strlen(script))
+        return 1;
+    close(fd);
+    HzInput in;
+    char err[256];
+    int rc = hz_input_load(path, NULL, &in, err, sizeof err);
+    unlink(path);
+    CHECK_INT(rc, 0);
+    CHECK_INT(in.is_source, 1);
+    CHECK_STR(in.source, prog);
+    CHECK_INT(in.size, strlen(script));   /* the file's bytes stay whole */
+    hz_input_clear(&in);
+    return 0;
+}
+
 static int test_is_source(void)
 {
     const uint8_t marker[] = "#tracefuzz-py\nx = 1\n";
@@ -114,6 +147,7 @@ int main(int argc, char **argv)
         {"expect_none", test_expect_none},
         {"expect_malformed", test_expect_malformed},
         {"is_source", test_is_source},
+        {"repro_marker", test_repro_marker},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (argc > 1 && strcmp(argv[1], cases[i].name) == 0)
