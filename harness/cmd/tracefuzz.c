@@ -7,7 +7,9 @@
  *   tracefuzz gen   --count N --seed S --out DIR [--base MODULE:CLASS] [--py]
  *   tracefuzz stats (--random N [--seed S] | PATH...)
  *   tracefuzz fuzz  [--engine libfuzzer|afl] [--target T] [--faults F] [--time S]
- *                   [--jobs N] [--out DIR] [options]
+ *                   [--jobs N] [--out DIR] [--corpus DIR] [options]
+ *   tracefuzz corpus merge [options] OUT IN... | corpus prune [options] DIR
+ *   tracefuzz plot  OUT [-o FILE.svg]
  *   tracefuzz COMMAND --help | tracefuzz --help | tracefuzz --version
  *
  * INPUTS
@@ -45,6 +47,9 @@ static const CmdCommand commands[] = {
     {"gen", "write random inputs into a directory", cmd_gen},
     {"stats", "feature coverage of random programs or of inputs", cmd_stats},
     {"fuzz", "coverage-guided fuzzing with libFuzzer or AFL++ (the main job)", cmd_fuzz},
+    {"corpus", "merge corpora or prune one, keeping its coverage (libFuzzer -merge=1)",
+     cmd_corpus},
+    {"plot", "draw a fuzz campaign's OUT/stats.csv as an SVG", cmd_plot},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
