@@ -34,6 +34,8 @@
  *   TRACEFUZZ_MALLOC=1 Python objects through malloc (sanitizer runs; always so in
  *                      ASan builds)
  *   VIRTUAL_ENV        its site-packages is searched for targets
+ *   TRACEFUZZ_PYTHONHOME  the embedded CPython's home (default: python-home/ next
+ *                      to the executable if there, else libpython's prefix)
  */
 #include "cmd.h"
 #include "or_verdict.h"

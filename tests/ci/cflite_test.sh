@@ -18,9 +18,12 @@ export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MO
 export CXXFLAGS="$CFLAGS -stdlib=libc++"
 export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
 export SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64
-(cd "$src" && bash -eu .clusterfuzzlite/build.sh) >"$tmp/build.log" 2>&1 \
+# TF_TARGET: a JIT project's target behind a wrapper (docs/CI.md); the module itself
+# is copied into python-home's site-packages below (TF_PIP would pip-install it).
+(cd "$src" && TF_TARGET=honest_target:jit TF_NAME=honest bash -eu .clusterfuzzlite/build.sh) >"$tmp/build.log" 2>&1 \
     || { tail -40 "$tmp/build.log"; fail "build.sh failed"; }
 for f in tf_fuzz tf_fuzz_decoder tf_fuzz_seed_corpus.zip tf_fuzz.dict tf_fuzz.options \
+         tf_fuzz_honest tf_fuzz_honest.options tf_fuzz_honest_seed_corpus.zip \
          python-home/lib/python3.11/os.py python-home/lib/python3.11/functools.py; do
     [ -e "$OUT/$f" ] || fail "\$OUT/$f missing"
 done
@@ -71,4 +74,20 @@ grep -E "INITED|DONE|stat::|tracefuzz fuzz target|ERROR|Fatal|No module" "$tmp/r
 [ "$rc" = 0 ] || { tail -30 "$tmp/run.log"; fail "the fuzzer exited $rc"; }
 [ -n "$execs" ] && [ "$execs" -gt 0 ] || { tail -30 "$tmp/run.log"; fail "no inputs executed"; }
 grep -q "tracefuzz fuzz target: target builtin" "$tmp/run.log" || fail "the built-in tracer (tfjit) was not the target"
-echo "ok: $execs execs in 20 s from \$OUT"
+grep -q LLVMFuzzerTestOneInput "$OUT/tf_fuzz_honest" || fail "the wrapper is not recognisable as a fuzzer"
+
+# The wrapper runs the Python target installed under $OUT (100 inputs).
+cp "$src/tests/fuzz/honest_target.py" "$OUT/python-home/lib/python3.11/site-packages/"
+wrun=(env -i PATH=/usr/bin:/bin "ASAN_OPTIONS=$asan" "$OUT/tf_fuzz_honest" -runs=100
+      -print_final_stats=1 "$tmp/run/corpus")
+if [ -n "${hide:-}" ]; then
+    unshare -m --propagation private sh -c "$hide && exec \"\$@\"" sh "${wrun[@]}" >"$tmp/wrap.log" 2>&1
+else
+    "${wrun[@]}" >"$tmp/wrap.log" 2>&1
+fi
+wrc=$?
+grep -E "tracefuzz fuzz target: target|stat::number_of_executed_units" "$tmp/wrap.log"
+[ "$wrc" = 0 ] || { tail -30 "$tmp/wrap.log"; fail "the wrapper exited $wrc"; }
+grep -q "tracefuzz fuzz target: target honest_target:jit (Python line coverage)" "$tmp/wrap.log" \
+    || { tail -30 "$tmp/wrap.log"; fail "the wrapper did not fuzz honest_target:jit"; }
+echo "ok: $execs execs in 20 s from \$OUT; the wrapper fuzzed honest_target:jit"
