@@ -49,6 +49,8 @@ static const char usage_corpus[] =
     "  --python-path DIR  extra directory to find the target in (repeatable)\n"
     "  --fuzzer PATH      the fuzz target binary to run instead of the one found\n";
 
+#define CORPUS_MAX_DIRS 1024   /* OUT and the INs, on one engine command line */
+
 typedef struct {
     unsigned long files;
     unsigned long long bytes;
@@ -179,9 +181,7 @@ static void report_engine_failure(const CorpusEngine *e, const char *what, int r
  * (message printed). */
 static int measure(const CorpusEngine *e, char **dirs, int ndirs, CorpusCov *c)
 {
-    char *args[64 + 1024];
-    if (ndirs > 1024)
-        return EXIT_USAGE;
+    char *args[16 + CORPUS_MAX_DIRS + 1];
     int n = engine_args(e, args, "-runs=0");
     args[n++] = (char *)e->empty;
     for (int i = 0; i < ndirs; i++)
@@ -247,22 +247,26 @@ static int corpus_run(const CmdFuzzerEnv *env, const char *fuzzer_opt, bool prun
     snprintf(e.empty, sizeof e.empty, "%s/tracefuzz-corpus-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     snprintf(e.log, sizeof e.log, "%s/tracefuzz-corpus-XXXXXX.log", tmp && *tmp ? tmp : "/tmp");
     int lfd = mkstemps(e.log, 4);
-    if (mkdtemp(e.empty) == NULL || lfd < 0) {
+    bool have_empty = lfd >= 0 && mkdtemp(e.empty) != NULL;
+    if (lfd >= 0)
+        close(lfd);
+    if (!have_empty) {
         fprintf(stderr, "tracefuzz corpus: cannot create a temporary file: %s\n",
                 strerror(errno));
-        rc = EXIT_INTERNAL;
+        if (lfd >= 0)
+            unlink(e.log);
         e.empty[0] = 0;
+        rc = EXIT_INTERNAL;
         goto done;
     }
-    close(lfd);
     cmd_fuzzer_env(env);
     setenv("TRACEFUZZ_QUIET", "1", 1);
 
     /* Before: OUT and the INs together (prune: DIR). */
-    char *before_dirs[1025];
+    char *before_dirs[CORPUS_MAX_DIRS + 1];
     int nb = 0;
     before_dirs[nb++] = real_out;
-    for (int i = 0; i < nins && nb < 1025; i++)
+    for (int i = 0; i < nins; i++)
         before_dirs[nb++] = ins[i];
     CorpusCount nbefore = {0, 0};
     for (int i = 0; i < nb; i++) {
@@ -297,10 +301,10 @@ static int corpus_run(const CmdFuzzerEnv *env, const char *fuzzer_opt, bool prun
         srcs = prune_src;
         nsrcs = 1;
     }
-    char *args[64 + 1024];
+    char *args[16 + CORPUS_MAX_DIRS + 1];
     int n = engine_args(&e, args, "-merge=1");
     args[n++] = (char *)dest;
-    for (int i = 0; i < nsrcs && i < 1024; i++)
+    for (int i = 0; i < nsrcs; i++)
         args[n++] = srcs[i];
     args[n] = NULL;
     int mrc = run_logged(args, e.log);
@@ -425,8 +429,8 @@ int cmd_corpus(int argc, char **argv)
         rc = cmd_usage_error(usage_corpus, "%s", "merge wants OUT and at least one IN");
         goto done;
     }
-    if (npos > 1025) {
-        rc = cmd_usage_error(usage_corpus, "%s", "more than 1024 input directories");
+    if (npos > CORPUS_MAX_DIRS) {
+        rc = cmd_usage_error(usage_corpus, "%s", "too many directories (at most 1024)");
         goto done;
     }
     if (prune && !cmd_is_dir(pos[0])) {
