@@ -92,19 +92,27 @@ static void draw_panel(FILE *f, const CmdStatsSeries *s, const PlotPanel *p, dou
                        double tmax)
 {
     double w = PLOT_W - PLOT_LEFT - PLOT_RIGHT;
-    double ymax = 0;
+    double ymax = 0, ymin = -1;
     for (size_t i = 0; i < s->nrows; i++) {
         double v = row_value(&s->rows[i], p->field);
         if (v > ymax)
             ymax = v;
+        if (v >= 0 && (ymin < 0 || v < ymin))
+            ymin = v;
     }
-    double ystep = nice_step(ymax, 4);
+    /* From 0, unless the series stays in its upper half (edges grow from 3,000 to
+     * 3,136): then from a round number below it, so that growth shows. */
+    double ystep = nice_step(ymax, 4), ybase = 0;
+    if (ymin > ymax / 2 && ymax > ymin) {
+        ystep = nice_step(ymax - ymin, 4);
+        ybase = ystep * floor(ymin / ystep);
+    }
     double ytop = ystep * ceil(ymax / ystep);
-    if (ytop <= 0)
-        ytop = ystep;
+    if (ytop <= ybase)
+        ytop = ybase + ystep;
     double bottom = top + PANEL_H;
 #define X(t) (PLOT_LEFT + (t) / tmax * w)
-#define Y(v) (bottom - (v) / ytop * PANEL_H)
+#define Y(v) (bottom - ((v) - ybase) / (ytop - ybase) * PANEL_H)
     fprintf(f, "<g class=\"panel\">\n<text x=\"%.1f\" y=\"%.1f\" class=\"title\">", PLOT_LEFT,
             top - 8);
     xml_text(f, p->title);
@@ -112,7 +120,7 @@ static void draw_panel(FILE *f, const CmdStatsSeries *s, const PlotPanel *p, dou
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>\n",
             PLOT_LEFT, top, w, PANEL_H);
     char lab[32];
-    for (double v = 0; v <= ytop + ystep / 2; v += ystep) {
+    for (double v = ybase; v <= ytop + ystep / 2; v += ystep) {
         tick_label(v, lab, sizeof lab);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
                 "<text x=\"%.1f\" y=\"%.1f\" class=\"ylab\">%s</text>\n", PLOT_LEFT, Y(v),
