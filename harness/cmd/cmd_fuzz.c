@@ -518,6 +518,11 @@ int cmd_fuzz(int argc, char **argv)
         rc = cmd_usage_error(usage_fuzz, "--engine %s: want libfuzzer or afl", o.engine);
         goto done;
     }
+    if (afl && o.corpus_dir != NULL) {
+        rc = cmd_usage_error(usage_fuzz, "--corpus %s: libFuzzer only (AFL++'s queue is "
+                             "the run's own, in DIR/afl)", o.corpus_dir);
+        goto done;
+    }
     if (o.faults == NULL)
         o.faults = getenv("TRACEFUZZ_FAULTS");
     if (o.faults != NULL && *o.faults == 0)

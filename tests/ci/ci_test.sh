@@ -129,7 +129,9 @@ corpus_usage)     # bad paths and arguments: exit 2, one line
     [ $? = 2 ] && grep -q "^tracefuzz corpus: no libFuzzer fuzz target at $tmp/nofuzzer" "$tmp/err" \
         || fail "a missing --fuzzer: not exit 2 with its name"
     "$tf" corpus prune "$tmp/d" "$tmp/d" >"$tmp/out" 2>"$tmp/err"; [ $? = 2 ] || fail "two DIRs: not exit 2"
-    "$tf" corpus frobnicate >"$tmp/out" 2>"$tmp/err"; [ $? = 2 ] || fail "unknown subcommand: not exit 2";;
+    "$tf" corpus frobnicate >"$tmp/out" 2>"$tmp/err"; [ $? = 2 ] || fail "unknown subcommand: not exit 2"
+    "$tf" fuzz --engine afl --corpus "$tmp/d" >"$tmp/out" 2>"$tmp/err"; [ $? = 2 ] || fail "fuzz --engine afl --corpus: not exit 2"
+    grep -q "libFuzzer only" "$tmp/err" || fail "fuzz --engine afl --corpus: no reason given";;
 corpus_bad_target) # the target does not load: exit 2 with the fuzz target's message
     "$tf" gen --count 5 --seed 14 --out "$tmp/d" >/dev/null 2>&1 || fail "gen"
     "$tf" corpus prune --target "$tmp/missing.py:jit" "$tmp/d" >"$tmp/out" 2>"$tmp/err"
