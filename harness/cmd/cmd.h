@@ -36,6 +36,8 @@ int cmd_triage(int argc, char **argv);
 int cmd_promote(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_corpus(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* cmd_util.c */
 int cmd_usage_error(const char *usage, const char *fmt, const char *arg);  /* EXIT_USAGE */
@@ -53,6 +55,64 @@ void cmd_remember_command_line(int argc, char **argv);
 const char *cmd_command_line(void);                   /* as remembered, for reports */
 /* The first max bytes of a file as a string (malloc'd), or NULL when unreadable. */
 char *cmd_read_text(const char *path, size_t max);
+
+/* cmd_locate.c: the prebuilt pieces next to this binary, the fuzz target's environment. */
+char *cmd_exe_dir(void);                              /* malloc'd, or NULL */
+bool cmd_is_file(const char *path, bool exec);
+bool cmd_is_dir(const char *path);
+/* The first dir/REL of rels (NULL-terminated) that exists (an executable file when
+ * exec, a directory when want_dir): malloc'd real path, or NULL. */
+char *cmd_find_near(const char *dir, const char *const *rels, bool exec, bool want_dir);
+/* The fuzz target binary: override when given, else tf_fuzz next to this binary (or
+ * in ../fuzz-fast, ../fuzz; for afl ../afl/tf_fuzz). Malloc'd real path, or NULL
+ * with a message naming command and how to build it. */
+char *cmd_find_fuzzer(const char *override, bool afl, const char *command);
+/* What the fuzz target reads from the environment (hz_fuzz.c's header). */
+typedef struct {
+    const char *target, *faults, *unsupported;
+    const char *const *pypath;
+    size_t npypath;
+    bool strict;
+} CmdFuzzerEnv;
+void cmd_fuzzer_env(const CmdFuzzerEnv *e);          /* setenv()s them for children */
+
+/* cmd_statscsv.c: fuzz's time series, OUT/stats.csv (docs/CLI.md "stats.csv"). One
+ * progress tick of the engine; cov/ft are -1 and map_pct < 0 where the engine has
+ * none (AFL++ / libFuzzer). */
+typedef struct {
+    double elapsed;
+    unsigned long long execs;
+    long cov, ft, corpus;
+    double map_pct;
+    unsigned long crashes;
+} CmdStatsTick;
+/* Opens path for appending (the header when the file is new); 0, or -1 with errno. */
+int cmd_statscsv_open(const char *path);
+void cmd_statscsv_tick(const CmdStatsTick *t);       /* one row; no-op when not open */
+/* A replayed artifact's signature: counted per signature, first seen at the
+ * artifact's modification time. */
+void cmd_statscsv_finding(const char *artifact, const char *signature);
+void cmd_statscsv_close(void);                        /* the signature rows, then close */
+/* Reading it back (plot): t is the campaign's time, runs one after another; a
+ * number a row does not have is -1. */
+typedef struct {
+    double t, execs, execs_per_s, cov, ft, map_pct, corpus, crashes;
+} CmdStatsRow;
+typedef struct {
+    char *signature;
+    double t;                  /* when its first artifact was saved */
+    unsigned long count;
+} CmdStatsFinding;
+typedef struct {
+    CmdStatsRow *rows;
+    size_t nrows;
+    CmdStatsFinding *finds;
+    size_t nfinds;
+} CmdStatsSeries;
+/* 0, or -1 with one line in err (missing file, wrong header, a malformed row, no
+ * rows). */
+int cmd_statscsv_read(const char *path, CmdStatsSeries *s, char *err, size_t errlen);
+void cmd_statscsv_free(CmdStatsSeries *s);
 
 /* cmd_findings.c: a failing input's files in a findings directory. A report holds
  * at most CMD_REPORT_LINES lines of the verdict's report (the divergence leads, the

@@ -15,7 +15,10 @@
  *   (the repro script, `tracefuzz repro`) and NAME.report (the verdict, report and observations). The summary
  *   on stdout: time, execs and execs/s, coverage (libFuzzer: edges, features and
  *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
- *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs; artifacts
+ *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs (--corpus
+ *   puts it elsewhere; libFuzzer only, AFL++'s queue is this run's; `tracefuzz corpus
+ *   prune` shrinks it) and appends the campaign's time series to DIR/stats.csv (a row
+ *   per progress line, then findings per signature; `tracefuzz plot`); artifacts
  *   and findings are this run's. --target, --faults, --unsupported,
  *   --python-path and --strict mean what they mean for `run`. The first finding of
  *   each new signature is reduced (`tracefuzz reduce`, at most --reduce-time S
@@ -62,6 +65,7 @@ typedef struct {
     const char *json, *junit, *sarif, *baseline;   /* as for `run` (cmd_results.c) */
     bool no_reduce;                /* --no-reduce */
     double reduce_time;            /* --reduce-time S per new signature */
+    const char *corpus_dir;        /* --corpus: the corpus kept across runs (OUT/corpus) */
 } FuzzOptions;
 
 typedef struct {
@@ -85,7 +89,7 @@ static const char usage_fuzz[] =
     "usage: tracefuzz fuzz [--engine libfuzzer|afl] [--target T] [--faults F1,F2]\n"
     "                      [--time S] [--jobs N] [--first] [--out DIR] [--unsupported MOD:EXC]\n"
     "                      [--python-path DIR]... [--strict] [--seeds DIR]\n"
-    "                      [--fuzzer PATH] [--reduce-time S | --no-reduce]\n"
+    "                      [--fuzzer PATH] [--corpus DIR] [--reduce-time S | --no-reduce]\n"
     "\n"
     "Coverage-guided fuzzing of the target with the prebuilt fuzz target tf_fuzz\n"
     "(next to this binary; for --engine afl, the one of the afl build folder). Runs\n"
@@ -107,58 +111,16 @@ static const char usage_fuzz[] =
     "  --python-path DIR  extra directory to find the target in (repeatable)\n"
     "  --strict           UNSUPPORTED is a finding\n"
     "  --seeds DIR        seed corpus (default: corpus/seed of the source tree)\n"
+    "  --corpus DIR       the corpus kept across runs (default DIR/corpus of --out);\n"
+    "                     `tracefuzz corpus prune` keeps it small\n"
     "  --fuzzer PATH      the fuzz target binary to run instead of the one found\n"
     "  --json/--junit/--sarif FILE  the findings for CI (as for `run`; a record per\n"
     "                     signature standing for its count)\n"
     "  --baseline FILE    known signatures: their findings are listed as known and do\n"
     "                     not make the exit status 1\n"
-
     "  --reduce-time S    seconds to reduce the first finding of each new signature\n"
     "                     into NAME.min.py / NAME.min.tf (default 30)\n"
     "  --no-reduce        do not reduce findings\n";
-
-/* The directory holding this executable (malloc'd), or NULL. */
-static char *exe_dir(void)
-{
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        return NULL;
-    buf[n] = 0;
-    char *slash = strrchr(buf, '/');
-    if (slash == NULL)
-        return NULL;
-    *slash = 0;
-    return strdup(buf);
-}
-
-static bool is_file(const char *path, bool exec)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (!exec || access(path, X_OK) == 0);
-}
-
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The first of dir/rel for rel in rels that exists (as an executable when exec);
- * malloc'd absolute path, or NULL. */
-static char *find_near(const char *dir, const char *const *rels, bool exec, bool want_dir)
-{
-    for (const char *const *r = rels; dir != NULL && *r != NULL; r++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, *r);
-        if (want_dir ? is_dir(path) : is_file(path, exec)) {
-            char *real = realpath(path, NULL);
-            if (real != NULL)
-                return real;
-        }
-    }
-    return NULL;
-}
 
 /* Parses one line of the engine's output into st. libFuzzer's status lines:
  *   #4096  NEW  cov: 21 ft: 1240 corp: 429/59Kb ... exec/s: 217 rss: 38Mb ...
@@ -230,8 +192,24 @@ static void afl_stats(const char *aflout, unsigned jobs, FuzzStats *st)
     *st = s;
 }
 
+/* OUT/stats.csv, the campaign's time series (cmd_statscsv.c), opened for this run. */
+static int fuzz_stats_open(const char *out)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stats.csv", out);
+    return cmd_statscsv_open(path);
+}
+
+static void fuzz_stats_row(const FuzzStats *st, double elapsed, bool afl)
+{
+    CmdStatsTick t = {elapsed, st->execs, afl ? -1 : st->cov, afl ? -1 : st->ft, st->corpus,
+                      afl ? st->map_pct : -1.0, st->crashes};
+    cmd_statscsv_tick(&t);
+}
+
 static void fuzz_progress(const FuzzStats *st, double elapsed, bool afl)
 {
+    fuzz_stats_row(st, elapsed, afl);
     /* The overall rate: -fork mode's status lines carry none, AFL++'s is a recent
      * window that starts out wild. */
     if (afl)
@@ -249,31 +227,8 @@ static void fuzz_progress(const FuzzStats *st, double elapsed, bool afl)
 /* Sets the environment the fuzz target reads (hz_fuzz.c's header). */
 static void fuzz_env(const FuzzOptions *o)
 {
-    if (o->target != NULL)
-        setenv("TRACEFUZZ_TARGET", o->target, 1);
-    if (o->faults != NULL)
-        setenv("TRACEFUZZ_FAULTS", o->faults, 1);
-    else
-        unsetenv("TRACEFUZZ_FAULTS");
-    if (o->unsupported != NULL)
-        setenv("TRACEFUZZ_UNSUPPORTED", o->unsupported, 1);
-    if (o->strict)
-        setenv("TRACEFUZZ_STRICT", "1", 1);
-    if (o->npypath > 0) {
-        size_t n = 1;
-        for (size_t i = 0; i < o->npypath; i++)
-            n += strlen(o->pypath[i]) + 1;
-        char *pp = calloc(1, n);
-        if (pp == NULL)
-            abort();
-        for (size_t i = 0; i < o->npypath; i++) {
-            if (i > 0)
-                strcat(pp, ":");
-            strcat(pp, o->pypath[i]);
-        }
-        setenv("TRACEFUZZ_PYTHON_PATH", pp, 1);
-        free(pp);
-    }
+    CmdFuzzerEnv e = {o->target, o->faults, o->unsupported, o->pypath, o->npypath, o->strict};
+    cmd_fuzzer_env(&e);
 }
 
 /* Runs argv with stdout+stderr into a pipe; every line goes to the log and through
@@ -499,6 +454,7 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
         /* Files named by signature and content (finding_name), in DIR/findings. */
         char *stem = cmd_finding_stem(&in, &oc);
         cmd_finding_write(&dest, &in, &oc, sig, line);
+        cmd_statscsv_finding(arts[i], sig);
         size_t k = 0;
         while (k < *nsigs && strcmp(sigs[k].signature, sig) != 0)
             k++;
@@ -674,6 +630,8 @@ int cmd_fuzz(int argc, char **argv)
             o.sarif = v;
         else if (strcmp(a, "--baseline") == 0)
             o.baseline = v;
+        else if (strcmp(a, "--corpus") == 0)
+            o.corpus_dir = v;
         else if (strcmp(a, "--python-path") == 0)
             o.pypath[o.npypath++] = v;
         else if (strcmp(a, "--reduce-time") == 0) {
@@ -710,16 +668,18 @@ int cmd_fuzz(int argc, char **argv)
         rc = cmd_usage_error(usage_fuzz, "--engine %s: want libfuzzer or afl", o.engine);
         goto done;
     }
+    if (afl && o.corpus_dir != NULL) {
+        rc = cmd_usage_error(usage_fuzz, "--corpus %s: libFuzzer only (AFL++'s queue is "
+                             "the run's own, in DIR/afl)", o.corpus_dir);
+        goto done;
+    }
     if (o.faults == NULL)
         o.faults = getenv("TRACEFUZZ_FAULTS");
     if (o.faults != NULL && *o.faults == 0)
         o.faults = NULL;
 
     /* The prebuilt pieces: nothing is built here. */
-    dir = exe_dir();
-    static const char *const lf_rels[] = {"tf_fuzz", "../fuzz-fast/tf_fuzz", "../fuzz/tf_fuzz",
-                                          NULL};
-    static const char *const afl_rels[] = {"../afl/tf_fuzz", "tf_fuzz_afl", NULL};
+    dir = cmd_exe_dir();
     static const char *const mut_rels[] = {"libtfafl_mutator.so", "../afl/libtfafl_mutator.so",
                                            "../dev/libtfafl_mutator.so", NULL};
     static const char *const seed_rels[] = {"../../corpus/seed", "../corpus/seed", NULL};
@@ -727,32 +687,24 @@ int cmd_fuzz(int argc, char **argv)
                                             "../corpus/tracefuzz.dict", NULL};
     static const char *const cwd_seed[] = {"corpus/seed", NULL};
     static const char *const cwd_dict[] = {"corpus/tracefuzz.dict", NULL};
-    if (o.fuzzer != NULL)
-        fuzzer = realpath(o.fuzzer, NULL);
-    else
-        fuzzer = find_near(dir, afl ? afl_rels : lf_rels, true, false);
-    if (fuzzer == NULL || !is_file(fuzzer, true)) {
-        fprintf(stderr, "tracefuzz fuzz: no %s fuzz target %s%s: build it first:\n  %s\n",
-                afl ? "AFL++" : "libFuzzer", o.fuzzer ? "at " : "next to this binary",
-                o.fuzzer ? o.fuzzer : "",
-                afl ? "cmake --preset afl && cmake --build --preset afl   (build/afl/tf_fuzz)"
-                    : "cmake --build --preset dev   (or fuzz-fast; builds tf_fuzz with clang)");
+    fuzzer = cmd_find_fuzzer(o.fuzzer, afl, "fuzz");
+    if (fuzzer == NULL) {
         rc = EXIT_USAGE;
         goto done;
     }
-    seeds = o.seeds ? realpath(o.seeds, NULL) : find_near(dir, seed_rels, false, true);
+    seeds = o.seeds ? realpath(o.seeds, NULL) : cmd_find_near(dir, seed_rels, false, true);
     if (seeds == NULL && o.seeds == NULL)
-        seeds = find_near(".", cwd_seed, false, true);
+        seeds = cmd_find_near(".", cwd_seed, false, true);
     if (seeds == NULL) {
         fprintf(stderr, "tracefuzz fuzz: no seed corpus (give --seeds DIR)\n");
         rc = EXIT_USAGE;
         goto done;
     }
-    dict = find_near(dir, dict_rels, false, false);
+    dict = cmd_find_near(dir, dict_rels, false, false);
     if (dict == NULL)
-        dict = find_near(".", cwd_dict, false, false);
+        dict = cmd_find_near(".", cwd_dict, false, false);
     if (afl) {
-        mutator = find_near(dir, mut_rels, false, false);
+        mutator = cmd_find_near(dir, mut_rels, false, false);
         if (mutator == NULL) {
             fprintf(stderr, "tracefuzz fuzz: no libtfafl_mutator.so near %s\n", fuzzer);
             rc = EXIT_USAGE;
@@ -773,7 +725,10 @@ int cmd_fuzz(int argc, char **argv)
     }
 
     char corpus[4096], artifacts[4096], findings[4096], logpath[4096], aflout[4096];
-    snprintf(corpus, sizeof corpus, "%s/corpus", o.out);
+    if (o.corpus_dir != NULL)
+        snprintf(corpus, sizeof corpus, "%s", o.corpus_dir);
+    else
+        snprintf(corpus, sizeof corpus, "%s/corpus", o.out);
     snprintf(artifacts, sizeof artifacts, "%s/artifacts/", o.out);
     snprintf(findings, sizeof findings, "%s/findings", o.out);
     snprintf(logpath, sizeof logpath, "%s/fuzz.log", o.out);
@@ -789,7 +744,7 @@ int cmd_fuzz(int argc, char **argv)
         goto done;
     }
     if (cmd_mkdir_p(corpus) < 0 || cmd_mkdir_p(artifacts) < 0 || cmd_mkdir_p(findings) < 0 ||
-        (log = fopen(logpath, "w")) == NULL) {
+        (log = fopen(logpath, "w")) == NULL || fuzz_stats_open(o.out) < 0) {
         fprintf(stderr, "tracefuzz fuzz: cannot create %s: %s\n", o.out, strerror(errno));
         rc = EXIT_USAGE;
         goto done;
@@ -916,6 +871,7 @@ int cmd_fuzz(int argc, char **argv)
         afl_stats(aflout, nk, &st);
     }
     double elapsed = cmd_now() - start;
+    fuzz_stats_row(&st, elapsed, afl);   /* the engine's final numbers */
     if (erc < 0) {
         fprintf(stderr, "tracefuzz fuzz: cannot start %s\n", args[0]);
         rc = EXIT_USAGE;
@@ -935,6 +891,7 @@ int cmd_fuzz(int argc, char **argv)
                 narts == 1 ? "" : "s");
     }
     unsigned long nfind = fuzz_triage(&o, arts, narts, findings, sigs, &nsigs);
+    cmd_statscsv_close();   /* the findings per signature, after the replay */
 
     printf("\ntracefuzz fuzz summary (%s, target %s, faults %s)\n", afl ? "AFL++" : "libFuzzer",
            o.target ? o.target : "default", o.faults ? o.faults : "none");
@@ -956,6 +913,7 @@ int cmd_fuzz(int argc, char **argv)
         rc = EXIT_USAGE;
 done:
     cmd_baseline_free(base);
+    cmd_statscsv_close();
     for (size_t k = 0; k < nsigs; k++) {
         free(sigs[k].signature);
         free(sigs[k].example);

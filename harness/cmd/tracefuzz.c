@@ -7,7 +7,9 @@
  *   tracefuzz gen   --count N --seed S --out DIR [--base MODULE:CLASS] [--py]
  *   tracefuzz stats (--random N [--seed S] | PATH...)
  *   tracefuzz fuzz  [--engine libfuzzer|afl] [--target T] [--faults F] [--time S]
- *                   [--jobs N] [--out DIR] [options]
+ *                   [--jobs N] [--out DIR] [--corpus DIR] [options]
+ *   tracefuzz corpus merge [options] OUT IN... | corpus prune [options] DIR
+ *   tracefuzz plot  OUT [-o FILE.svg]
  *   tracefuzz triage DIR... [--json FILE]
  *   tracefuzz promote FINDING... --to DIR [--target T] [--faults F] [--name N]
  *   tracefuzz reduce INPUT -o OUT [--target T] [--faults F] [--jobs N] [options]
@@ -39,6 +41,8 @@
  *   TRACEFUZZ_MALLOC=1 Python objects through malloc (sanitizer runs; always so in
  *                      ASan builds)
  *   VIRTUAL_ENV        its site-packages is searched for targets
+ *   TRACEFUZZ_PYTHONHOME  the embedded CPython's home (default: python-home/ next
+ *                      to the executable if there, else libpython's prefix)
  */
 #include "cmd.h"
 #include "or_verdict.h"
@@ -56,6 +60,9 @@ static const CmdCommand commands[] = {
     {"promote", "turn a finding into a regression case (checked before written)", cmd_promote},
     {"reduce", "make a failing input small, keeping its signature", cmd_reduce},
     {"repro", "write a standalone Python script that reproduces a finding", cmd_repro},
+    {"corpus", "merge corpora or prune one, keeping its coverage (libFuzzer -merge=1)",
+     cmd_corpus},
+    {"plot", "draw a fuzz campaign's OUT/stats.csv as an SVG", cmd_plot},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -11,6 +11,8 @@
  *   TRACEFUZZ_PYTHON_PATH   colon-separated directories to find the target in
  *   TRACEFUZZ_STRICT=1      UNSUPPORTED is a finding
  *   TRACEFUZZ_QUIET=1       no note per NONDETERMINISTIC input
+ *   TRACEFUZZ_PYTHONHOME    the standard library's home (default: python-home/ next
+ *                           to this executable, as ClusterFuzzLite's $OUT has it)
  *   TRACEFUZZ_BYTE_MUTATOR=1  libFuzzer's byte-level mutation only (to measure
  *                           what the structure-aware mutator is worth)
  *   TRACEFUZZ_SIZE_BUDGET=N the structure-aware edits produce at most N bytes

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__has_feature)
 #  if __has_feature(address_sanitizer)
@@ -154,6 +155,36 @@ static int add_site_dir(const char *dir)
     return 0;
 }
 
+/* Where the standard library lives when the binary runs away from the machine that
+ * built it (ClusterFuzzLite runs fuzzers in a container without Python:
+ * .clusterfuzzlite/build.sh ships one as $OUT/python-home, docs/CI.md). The isolated
+ * configuration ignores PYTHONHOME, so: TRACEFUZZ_PYTHONHOME, else python-home/ next
+ * to this executable when it holds lib/python3.X/os.py, else NULL (the prefix
+ * compiled into libpython). Writes into buf. */
+static const char *python_home(char *buf, size_t n)
+{
+    const char *env = getenv("TRACEFUZZ_PYTHONHOME");
+    if (env != NULL && *env)
+        return env;
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return NULL;
+    exe[len] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL)
+        return NULL;
+    *slash = 0;
+    char probe[4200];
+    struct stat st;
+    snprintf(probe, sizeof probe, "%s/python-home/lib/python%d.%d/os.py", exe,
+             PY_MAJOR_VERSION, PY_MINOR_VERSION);
+    if (stat(probe, &st) != 0)
+        return NULL;
+    snprintf(buf, n, "%s/python-home", exe);
+    return buf;
+}
+
 static int check_status(PyStatus st, PyConfig *config, char *err, size_t errlen)
 {
     if (!PyStatus_Exception(st))
@@ -193,6 +224,12 @@ int hz_embed_init(const HzEmbedConfig *cfg, char *err, size_t errlen)
     config.parse_argv = 0;
     if (check_status(PyConfig_SetString(&config, &config.program_name, L"tracefuzz"),
                      &config, err, errlen) < 0)
+        return -1;
+    char homebuf[4200];
+    const char *home = python_home(homebuf, sizeof homebuf);
+    if (home != NULL &&
+        check_status(PyConfig_SetBytesString(&config, &config.home, home), &config, err,
+                     errlen) < 0)
         return -1;
     if (check_status(Py_InitializeFromConfig(&config), &config, err, errlen) < 0)
         return -1;

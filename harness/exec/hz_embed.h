@@ -23,7 +23,10 @@ typedef struct {
 } HzEmbedConfig;
 
 /* Initialises CPython once; later calls do nothing and return 0. An active
- * virtualenv (VIRTUAL_ENV) adds its site-packages with .pth processing. Returns 0,
+ * virtualenv (VIRTUAL_ENV) adds its site-packages with .pth processing. The
+ * standard library comes from TRACEFUZZ_PYTHONHOME, else from python-home/ next to
+ * the executable when it holds one (a relocated build: .clusterfuzzlite/build.sh),
+ * else from libpython's compiled-in prefix. Returns 0,
  * or -1 with a message in err (CPython not usable). */
 int hz_embed_init(const HzEmbedConfig *cfg, char *err, size_t errlen);
 
