@@ -37,6 +37,8 @@ int cmd_fuzz(int argc, char **argv);
 int cmd_usage_error(const char *usage, const char *fmt, const char *arg);  /* EXIT_USAGE */
 bool cmd_is_help(const char *arg);
 int cmd_parse_u64(const char *s, uint64_t *out);     /* 0, or -1 when not a number */
+/* --memory-limit MB: 0, or -1 when not a number of MiB >= 64. */
+int cmd_parse_memory_limit(const char *s, long *mb);
 double cmd_now(void);                                 /* monotonic seconds */
 uint64_t cmd_program_seed(uint64_t seed, uint64_t i); /* program i of a run of seed */
 /* Splits "module:Class" into opts (pointing into *copy, malloc'd, the caller's). */

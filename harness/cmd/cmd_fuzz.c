@@ -17,7 +17,8 @@
  *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
  *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs; artifacts
  *   and findings are this run's. --target, --faults, --unsupported,
- *   --python-path and --strict mean what they mean for `run`.
+ *   --python-path, --strict and --memory-limit mean what they mean for `run`
+ *   (--memory-limit is also the engine's -rss_limit_mb).
  *   Exit status: 0 when nothing was found, 1 when something was, 2 when the fuzz
  *   target is missing, the target does not load or fails the preflight, a fault is
  *   unknown, or the engine ran no input. --jobs above the core count is capped.
@@ -54,6 +55,7 @@ typedef struct {
     unsigned jobs;
     bool strict;
     bool first;                    /* --first: stop at the first finding (libFuzzer, 1 job) */
+    long memory_mb;                /* --memory-limit: engine RSS and workers' address space */
 } FuzzOptions;
 
 typedef struct {
@@ -98,7 +100,9 @@ static const char usage_fuzz[] =
     "  --python-path DIR  extra directory to find the target in (repeatable)\n"
     "  --strict           UNSUPPORTED is a finding\n"
     "  --seeds DIR        seed corpus (default: corpus/seed of the source tree)\n"
-    "  --fuzzer PATH      the fuzz target binary to run instead of the one found\n";
+    "  --fuzzer PATH      the fuzz target binary to run instead of the one found\n"
+    "  --memory-limit MB  memory of an input (default 4096): the engine's RSS limit,\n"
+    "                     the address space of a replayed input (over it: OOM)\n";
 
 /* The directory holding this executable (malloc'd), or NULL. */
 static char *exe_dir(void)
@@ -397,6 +401,7 @@ static HzWorkerConfig fuzz_worker_config(const FuzzOptions *o, double timeout)
     wc.n_python_path = o->npypath;
     wc.faults = o->faults;
     wc.timeout = timeout;
+    wc.memory_mb = o->memory_mb;
     return wc;
 }
 
@@ -533,6 +538,12 @@ int cmd_fuzz(int argc, char **argv)
             o.fuzzer = v;
         else if (strcmp(a, "--python-path") == 0)
             o.pypath[o.npypath++] = v;
+        else if (strcmp(a, "--memory-limit") == 0) {
+            if (cmd_parse_memory_limit(v, &o.memory_mb) < 0) {
+                rc = cmd_usage_error(usage_fuzz, "--memory-limit %s: want MiB, 64 or more", v);
+                goto done;
+            }
+        }
         else if (strcmp(a, "--time") == 0 || strcmp(a, "--jobs") == 0) {
             if (cmd_parse_u64(v, &u) < 0 || u == 0 || u > 10000000) {
                 rc = cmd_usage_error(usage_fuzz, "%s wants a positive integer", a);
@@ -643,6 +654,9 @@ int cmd_fuzz(int argc, char **argv)
             o.faults ? o.faults : "none", o.time_s, o.jobs, o.jobs == 1 ? "" : "s",
             fuzzer, seeds, o.out, logpath);
 
+    char a_rss[64];
+    snprintf(a_rss, sizeof a_rss, "-rss_limit_mb=%ld",
+             o.memory_mb > 0 ? o.memory_mb : HZ_MEMORY_DEFAULT_MB);
     char a_time[64], a_fork[64], a_dict[4200], a_art[4200], a_tmo[64];
     char *args[64];
     int na = 0;
@@ -675,7 +689,7 @@ int cmd_fuzz(int argc, char **argv)
                 args[na++] = "-ignore_ooms=1";
             }
             args[na++] = "-timeout=30";
-            args[na++] = "-rss_limit_mb=4096";
+            args[na++] = a_rss;
             args[na++] = "-detect_leaks=0";
             args[na++] = "-print_final_stats=1";
             args[na++] = a_art;

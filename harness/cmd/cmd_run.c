@@ -23,6 +23,8 @@
  *                        more with 3x the limits before it is TIMEOUT)
  *     --isolation fork|shared  a fresh process per input (default), or inputs
  *                        one after the other in the warm worker (faster)
+ *     --memory-limit MB  address space of an input's process (default 4096; not
+ *                        under ASan): a target that needs more is OOM
  *     --findings DIR     write reports there instead of stderr
  *     --json FILE        the results as JSON: schema "tracefuzz-results" version 1
  *                        (docs/CLI.md "Machine-readable results")
@@ -76,6 +78,7 @@
 static const char usage_run[] =
     "usage: tracefuzz run [--target T] [--unsupported MOD:EXC] [--python-path DIR]...\n"
     "                     [--faults F1,F2] [--strict] [--timeout S] [--isolation M]\n"
+    "                     [--memory-limit MB]\n"
     "                     [--findings DIR]\n"
     "                     [--quiet] [--stats] [--no-fork] PATH...\n"
     "\n"
@@ -95,6 +98,8 @@ static const char usage_run[] =
     "  --isolation M      fork (default): each input in a process forked from the\n"
     "                     warm worker, so nothing it changes reaches the next input;\n"
     "                     shared: inputs one after the other in the worker (faster)\n"
+    "  --memory-limit MB  address space of an input's process (default 4096);\n"
+    "                     a target that runs out of it is OOM\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
     "  --json FILE        results as JSON (schema tracefuzz-results, docs/CLI.md)\n"
     "  --junit FILE       results as JUnit XML (a testcase per input)\n"
@@ -241,6 +246,14 @@ int cmd_run(int argc, char **argv)
         }
         else if (strcmp(a, "--strict") == 0) {
             o.strict = true;
+            continue;
+        }
+        else if (strcmp(a, "--memory-limit") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (cmd_parse_memory_limit(v, &o.wc.memory_mb) < 0) {
+                rc = cmd_usage_error(usage_run, "--memory-limit %s: want MiB, 64 or more", v);
+                goto done;
+            }
             continue;
         }
         else if (strcmp(a, "--quiet") == 0) {

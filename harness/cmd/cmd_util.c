@@ -148,3 +148,13 @@ const char *cmd_command_line(void)
 {
     return command_line;
 }
+
+int cmd_parse_memory_limit(const char *s, long *mb)
+{
+    uint64_t v;
+    /* Below 64 MiB CPython itself does not start a child's work. */
+    if (cmd_parse_u64(s, &v) < 0 || v < 64 || v > (1u << 30))
+        return -1;
+    *mb = (long)v;
+    return 0;
+}
