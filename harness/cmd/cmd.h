@@ -48,6 +48,9 @@ int cmd_write_file(const char *path, const void *data, size_t n);
 /* SIGINT/SIGTERM make waits return (hz_channel_interrupted) instead of killing. */
 void cmd_on_signals_interrupt(void);
 void cmd_remember_command_line(int argc, char **argv);
+/* s with control bytes and backslashes escaped (\n, \t, \\, \xNN), for a file name in
+ * a line of output: one input, one line. Returns out (cut to cap). */
+const char *cmd_escape(const char *s, char *out, size_t cap);
 const char *cmd_command_line(void);                   /* as remembered, for reports */
 
 /* cmd_findings.c: a failing input's files in a findings directory. */

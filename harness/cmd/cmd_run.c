@@ -351,8 +351,11 @@ int cmd_run(int argc, char **argv)
     double start = cmd_now(), last_progress = start;
     for (size_t i = 0; i < nfiles; i++) {
         HzInput in;
+        char shown[4096];   /* the file's name as lines print it (escaped) */
+        cmd_escape(files[i], shown, sizeof shown);
         if (hz_input_load(files[i], NULL, &in, err, sizeof err) < 0) {
-            printf("%s: ERROR  %s\n", files[i], err);
+            char why[4096];   /* the message names the file too */
+            printf("%s: ERROR  %s\n", shown, cmd_escape(err, why, sizeof why));
             failed++;
             errors++;
             CmdResult res = {.path = files[i], .verdict = "ERROR", .signature = err};
@@ -365,7 +368,7 @@ int cmd_run(int argc, char **argv)
             has_expect = hz_input_expectation(in.source, target, o.faults, &want,
                                               &want_report, err, sizeof err);
             if (has_expect < 0) {
-                printf("%s: ERROR  %s\n", in.path, err);
+                printf("%s: ERROR  %s\n", shown, err);
                 failed++;
                 errors++;
                 CmdResult res = {.path = in.path, .verdict = "ERROR", .signature = err};
@@ -430,7 +433,7 @@ int cmd_run(int argc, char **argv)
         else
             failed++;
         char line[4096];
-        snprintf(line, sizeof line, "%s: %s  %s%s", in.path, vname,
+        snprintf(line, sizeof line, "%s: %s  %s%s", shown, vname,
                  oc.signature ? oc.signature : "", note);
         if (!ok || !o.quiet) {
             printf("%s\n", line);

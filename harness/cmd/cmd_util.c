@@ -158,3 +158,23 @@ int cmd_parse_memory_limit(const char *s, long *mb)
     *mb = (long)v;
     return 0;
 }
+
+const char *cmd_escape(const char *s, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *s && o + 5 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n' || c == '\t' || c == '\\' || c == '\r') {
+            out[o++] = '\\';
+            out[o++] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : '\\';
+        }
+        else if (c < 0x20 || c == 0x7f) {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+        }
+        else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o] = 0;
+    return out;
+}

@@ -345,12 +345,10 @@ static int walk(const char *path, bool top, PathList *out, char *err, size_t err
     }
     DIR *d = opendir(path);
     if (d == NULL) {
-        if (!top) {
-            list_push(out, xstrdup(path));
-            return 0;
-        }
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
+        /* An unreadable directory, named or found, is like an unreadable file: its
+         * entry reads as a per-input ERROR, and the run goes on. */
+        list_push(out, xstrdup(path));
+        return 0;
     }
     PathList names = {0};
     struct dirent *e;

@@ -340,7 +340,17 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, cons
         snprintf(msg, sizeof msg, "%s exited with status %d without reporting an "
                  "outcome%s", who, WIFEXITED(l->status) ? WEXITSTATUS(l->status) : -1, when);
     char why[700];
-    if (!pt->have_eager || pt->invalid) {
+    static const OrObservation unobserved;   /* eager runs that never ended */
+    if (!pt->have_eager && timed_out) {
+        /* A program may be valid and only slow (a 5 MB one): it is not a corpus
+         * error but over the limit, and the message names the limit. */
+        snprintf(why, sizeof why, "the eager runs of the program (before the target "
+                 "ran) %s; raise --timeout for slow programs", msg);
+        in.eager1 = &unobserved;
+        in.target_end = OR_TARGET_TIMEOUT;
+        in.target_message = why;
+    }
+    else if (!pt->have_eager || pt->invalid) {
         /* The eager runs themselves hung or crashed: not a program we can test. */
         snprintf(why, sizeof why, "%s%s%s during the eager runs",
                  pt->why ? pt->why : "", pt->why ? "; then " : "", msg);
