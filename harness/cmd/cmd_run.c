@@ -23,6 +23,10 @@
  *                        more with 3x the limits before it is TIMEOUT)
  *     --isolation fork|shared  a fresh process per input (default), or inputs
  *                        one after the other in the warm worker (faster)
+ *     --sandbox          the worker in network and mount namespaces of its own:
+ *                        no network, everything read-only but its temporary
+ *                        directory (docs/SECURITY.md); where the kernel refuses,
+ *                        a warning on stderr and no sandbox
  *     --memory-limit MB  address space of an input's process (default 4096; not
  *                        under ASan): a target that needs more is OOM
  *     --findings DIR     write reports there instead of stderr
@@ -78,7 +82,7 @@
 static const char usage_run[] =
     "usage: tracefuzz run [--target T] [--unsupported MOD:EXC] [--python-path DIR]...\n"
     "                     [--faults F1,F2] [--strict] [--timeout S] [--isolation M]\n"
-    "                     [--memory-limit MB]\n"
+    "                     [--memory-limit MB] [--sandbox]\n"
     "                     [--findings DIR]\n"
     "                     [--quiet] [--stats] [--no-fork] PATH...\n"
     "\n"
@@ -98,6 +102,9 @@ static const char usage_run[] =
     "  --isolation M      fork (default): each input in a process forked from the\n"
     "                     warm worker, so nothing it changes reaches the next input;\n"
     "                     shared: inputs one after the other in the worker (faster)\n"
+    "  --sandbox          no network, and a read-only file system but for the\n"
+    "                     worker's temporary directory (Linux namespaces; where\n"
+    "                     the kernel refuses, a warning and no sandbox)\n"
     "  --memory-limit MB  address space of an input's process (default 4096);\n"
     "                     a target that runs out of it is OOM\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
@@ -262,6 +269,10 @@ int cmd_run(int argc, char **argv)
         }
         else if (strcmp(a, "--stats") == 0) {
             o.stats = true;
+            continue;
+        }
+        else if (strcmp(a, "--sandbox") == 0) {
+            o.wc.sandbox = true;
             continue;
         }
         else if (strcmp(a, "--no-fork") == 0) {

@@ -9,6 +9,7 @@
 #include "hz_target.h"
 #include "hz_jitstats.h"
 #include "hz_reaper.h"
+#include "hz_sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,6 +205,10 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
         }
         if (in < 0 || out < 0)
             _exit(2);
+        char why[512];
+        if (w->cfg->sandbox && hz_sandbox_enter(w->workdir, why, sizeof why) < 0 &&
+            w->restarts == 0)
+            fprintf(stderr, "tracefuzz: warning: --sandbox: %s\n", why);
         int rc = hz_worker_serve(w->cfg, in, out, w->token, w->workdir);
         _exit(rc);   /* no atexit handlers, no Py_Finalize: the process is done */
     }

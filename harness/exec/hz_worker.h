@@ -69,6 +69,9 @@ typedef struct {
     bool shared;                       /* --isolation shared: inputs run one after
                                         * the other in the worker itself, no child
                                         * per input (faster; state may cross) */
+    bool sandbox;                      /* --sandbox: no network, a read-only file
+                                        * system but for the worker's directory
+                                        * (hz_sandbox.h) */
     long memory_mb;                    /* address-space limit of an input's process,
                                         * MiB; 0: HZ_MEMORY_DEFAULT_MB (not applied
                                         * under ASan) */
