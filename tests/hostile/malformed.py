@@ -5,7 +5,7 @@ Kinds, in one temporary directory (and a few subdirectories):
   random bytes (.tf and no extension), truncated and bit-flipped corpus seeds,
   binary junk named .py, junk Python (syntax errors, no make/program, a make that
   raises), `#tracefuzz-py` files with any extension, empty files, huge files (a
-  20 MB .tf, an 8 MB .py, a 70 MB file over the size cap), odd names (newlines,
+  20 MB .tf, a 2 MB .py, a 70 MB file over the size cap), odd names (newlines,
   control bytes, spaces, leading dashes, 250-byte names, non-UTF-8 bytes), a FIFO,
   dangling symlinks, a symlink loop, a directory named x.py, an unreadable file.
 
@@ -86,7 +86,7 @@ def make_files(root: bytes) -> list:
         specials.append(paths[-1])
     # huge
     put(b"huge.tf", rng.randbytes(20 << 20), sub[1]); specials.append(paths[-1])
-    put(b"huge.py", b"x = 1\n" * (8 << 20 // 6) + b"def make(): return ()\ndef program(): return 1\n",
+    put(b"huge.py", b"x = 1\n" * ((2 << 20) // 6) + b"def make(): return ()\ndef program(): return 1\n",
         sub[1]); specials.append(paths[-1])
     put(b"over_cap.tf", b"\x00" * (70 << 20), sub[1]); specials.append(paths[-1])
     put(b"empty.tf", b"", sub[2]); specials.append(paths[-1])
