@@ -32,16 +32,52 @@ put_cell(OrBuf *b, const OrLine *l, int pad)
     }
 }
 
+/* Text from the input (the program, the target's messages) as the report echoes it:
+ * control bytes escaped (\xNN; a terminal must not obey them), lines cut at
+ * OR_REPORT_LINE_MAX bytes, and only the first and last OR_REPORT_EDGE_LINES lines of
+ * a longer text (a 5 MB program must not flood stderr). */
+#define OR_REPORT_EDGE_LINES 200
+#define OR_REPORT_LINE_MAX 1000
+
 static void
-put_indented(OrBuf *b, const char *text, const char *indent)
+put_escaped_line(OrBuf *b, const char *p, size_t len, const char *indent)
 {
-    const char *p = text;
-    while (*p) {
+    or_buf_puts(b, indent);
+    size_t shown = len < OR_REPORT_LINE_MAX ? len : OR_REPORT_LINE_MAX;
+    for (size_t i = 0; i < shown; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            or_buf_printf(b, "\\x%02x", c);
+        } else {
+            or_buf_putc(b, (char)c);
+        }
+    }
+    if (shown < len) {
+        or_buf_printf(b, " ... (%zu more bytes)", len - shown);
+    }
+    or_buf_putc(b, '\n');
+}
+
+static void
+put_capped(OrBuf *b, const char *text, const char *indent)
+{
+    size_t lines = 0;
+    for (const char *p = text; *p; lines++) {
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    size_t i = 0;
+    for (const char *p = text; *p; i++) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        or_buf_puts(b, indent);
-        or_buf_putn(b, p, len);
-        or_buf_putc(b, '\n');
+        if (lines > 2 * OR_REPORT_EDGE_LINES && i == OR_REPORT_EDGE_LINES) {
+            or_buf_printf(b, "%s... (%zu lines left out)\n", indent,
+                          lines - 2 * OR_REPORT_EDGE_LINES);
+        }
+        if (lines <= 2 * OR_REPORT_EDGE_LINES || i < OR_REPORT_EDGE_LINES
+            || i >= lines - OR_REPORT_EDGE_LINES) {
+            put_escaped_line(b, p, len, indent);
+        }
         p += len + (nl ? 1 : 0);
     }
 }
@@ -201,7 +237,7 @@ put_target_message(OrBuf *b, const char *msg)
     }
     lines += msg[0] && msg[strlen(msg) - 1] != '\n';
     if (lines <= TARGET_LINES + 2) {
-        put_indented(b, msg, "  ");
+        put_capped(b, msg, "  ");
         return;
     }
     /* The first kept line, moved forward (at most 3 lines) to a frame's first
@@ -223,7 +259,7 @@ put_target_message(OrBuf *b, const char *msg)
     or_buf_putn(b, msg, strcspn(msg, "\n"));
     or_buf_printf(b, "\n  ... (%zu lines of outer frames cut)\n", from - 1);
     if (p != NULL) {
-        put_indented(b, p, "  ");
+        put_capped(b, p, "  ");
     }
 }
 
@@ -322,7 +358,7 @@ or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signat
     free(div_text);
     if (ctx->statement != NULL && *ctx->statement) {
         or_buf_puts(&b, "\nthe program's lines involved:\n");
-        put_indented(&b, ctx->statement, "  ");
+        put_capped(&b, ctx->statement, "  ");
     }
     if (in->target_message != NULL && *in->target_message) {
         or_buf_puts(&b, "\ntarget message:\n");
@@ -330,7 +366,7 @@ or_report_build(const OrVerdictInput *in, OrVerdictKind kind, const char *signat
     }
     if (in->program_source != NULL) {
         or_buf_puts(&b, "\nprogram:\n");
-        put_indented(&b, in->program_source, "    ");
+        put_capped(&b, in->program_source, "    ");
     }
     return or_buf_finish(&b);
 }

@@ -270,6 +270,11 @@ signal_name(int sig, char *out, size_t cap)
         {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},
         {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"}, {SIGKILL, "SIGKILL"},
         {SIGTERM, "SIGTERM"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},
+        /* what resource limits and a target's own timers and pipes end a process with */
+        {SIGXFSZ, "SIGXFSZ"}, {SIGXCPU, "SIGXCPU"}, {SIGALRM, "SIGALRM"},
+        {SIGPIPE, "SIGPIPE"}, {SIGINT, "SIGINT"}, {SIGHUP, "SIGHUP"},
+        {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}, {SIGVTALRM, "SIGVTALRM"},
+        {SIGPROF, "SIGPROF"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (names[i].sig == sig) {
@@ -483,6 +488,16 @@ or_verdict_decide(const OrVerdictInput *in, OrVerdict *out)
         out->kind = OR_TIMEOUT;
         snprintf(path, sizeof path, "timeout");
         snprintf(what, sizeof what, "the target exceeded its time or instruction limit");
+        goto decided;
+    case OR_TARGET_OOM:
+        /* One signature for every input that ran out of memory: the cause is the
+         * limit (--memory-limit) against the target's appetite, not a place. */
+        out->kind = OR_OOM;
+        snprintf(step, sizeof step, "-");
+        snprintf(kind, sizeof kind, "-");
+        fixed_kind = 1;
+        snprintf(what, sizeof what, "the target ran out of memory (the limit of an "
+                 "input's process is --memory-limit)");
         goto decided;
     case OR_TARGET_DIED:
         out->kind = OR_TARGET_CRASH;

@@ -8,7 +8,7 @@
 
 #define OR_VERDICTS(X) \
     X(OK) X(INVALID) X(NONDETERMINISTIC) X(PROVENANCE) X(UNSUPPORTED) X(TIMEOUT) \
-    X(TARGET_CRASH) X(MISMATCH_EXCEPTION) X(MISMATCH_RESULT) X(MISMATCH_EVENTS) \
+    X(OOM) X(TARGET_CRASH) X(MISMATCH_EXCEPTION) X(MISMATCH_RESULT) X(MISMATCH_EVENTS) \
     X(MISMATCH_STATE)
 
 typedef enum {
@@ -28,6 +28,7 @@ typedef enum {
     OR_TARGET_PROVENANCE,      /* raised tfjit.ProvenanceError (or a provenance check failed) */
     OR_TARGET_UNSUPPORTED,     /* raised the declared "unsupported" exception */
     OR_TARGET_TIMEOUT,         /* time or instruction limit */
+    OR_TARGET_OOM,             /* out of memory (MemoryError, or the harness saw it) */
     OR_TARGET_DIED,            /* the process died: signal in `signal` */
     OR_TARGET_OWN_EXCEPTION,   /* raised from its own frames, not the program's */
     OR_TARGET_SETUP_FAILED,    /* target(program) itself raised */

@@ -43,6 +43,8 @@ int cmd_plot(int argc, char **argv);
 int cmd_usage_error(const char *usage, const char *fmt, const char *arg);  /* EXIT_USAGE */
 bool cmd_is_help(const char *arg);
 int cmd_parse_u64(const char *s, uint64_t *out);     /* 0, or -1 when not a number */
+/* --memory-limit MB: 0, or -1 when not a number of MiB >= 64. */
+int cmd_parse_memory_limit(const char *s, long *mb);
 double cmd_now(void);                                 /* monotonic seconds */
 uint64_t cmd_program_seed(uint64_t seed, uint64_t i); /* program i of a run of seed */
 /* Splits "module:Class" into opts (pointing into *copy, malloc'd, the caller's). */
@@ -52,6 +54,9 @@ int cmd_write_file(const char *path, const void *data, size_t n);
 /* SIGINT/SIGTERM make waits return (hz_channel_interrupted) instead of killing. */
 void cmd_on_signals_interrupt(void);
 void cmd_remember_command_line(int argc, char **argv);
+/* s with control bytes and backslashes escaped (\n, \t, \\, \xNN), for a file name in
+ * a line of output: one input, one line. Returns out (cut to cap). */
+const char *cmd_escape(const char *s, char *out, size_t cap);
 const char *cmd_command_line(void);                   /* as remembered, for reports */
 /* The first max bytes of a file as a string (malloc'd), or NULL when unreadable. */
 char *cmd_read_text(const char *path, size_t max);

@@ -25,6 +25,7 @@
  *   seconds each, default 30; --no-reduce skips it) into NAME.min.py (and
  *   NAME.min.tf) beside it, unless NAME.min.py exists already; the summary gives
  *   its size in program lines.
+ *   --memory-limit means what it means for `run` (also the engine's -rss_limit_mb).
  *   Exit status: 0 when nothing was found, 1 when something was, 2 when the fuzz
  *   target is missing, the target does not load or fails the preflight, a fault is
  *   unknown, or the engine ran no input. --jobs above the core count is capped.
@@ -66,6 +67,7 @@ typedef struct {
     bool no_reduce;                /* --no-reduce */
     double reduce_time;            /* --reduce-time S per new signature */
     const char *corpus_dir;        /* --corpus: the corpus kept across runs (OUT/corpus) */
+    long memory_mb;                /* --memory-limit: engine RSS and workers' address space */
 } FuzzOptions;
 
 typedef struct {
@@ -120,7 +122,9 @@ static const char usage_fuzz[] =
     "                     not make the exit status 1\n"
     "  --reduce-time S    seconds to reduce the first finding of each new signature\n"
     "                     into NAME.min.py / NAME.min.tf (default 30)\n"
-    "  --no-reduce        do not reduce findings\n";
+    "  --no-reduce        do not reduce findings\n"
+    "  --memory-limit MB  memory of an input (default 4096): the engine's RSS limit,\n"
+    "                     the address space of a replayed input (over it: OOM)\n";
 
 /* Parses one line of the engine's output into st. libFuzzer's status lines:
  *   #4096  NEW  cov: 21 ft: 1240 corp: 429/59Kb ... exec/s: 217 rss: 38Mb ...
@@ -369,6 +373,7 @@ static HzWorkerConfig fuzz_worker_config(const FuzzOptions *o, double timeout)
     wc.n_python_path = o->npypath;
     wc.faults = o->faults;
     wc.timeout = timeout;
+    wc.memory_mb = o->memory_mb;
     return wc;
 }
 
@@ -642,6 +647,12 @@ int cmd_fuzz(int argc, char **argv)
                 goto done;
             }
         }
+        else if (strcmp(a, "--memory-limit") == 0) {
+            if (cmd_parse_memory_limit(v, &o.memory_mb) < 0) {
+                rc = cmd_usage_error(usage_fuzz, "--memory-limit %s: want MiB, 64 or more", v);
+                goto done;
+            }
+        }
         else if (strcmp(a, "--time") == 0 || strcmp(a, "--jobs") == 0) {
             if (cmd_parse_u64(v, &u) < 0 || u == 0 || u > 10000000) {
                 rc = cmd_usage_error(usage_fuzz, "%s wants a positive integer", a);
@@ -756,6 +767,9 @@ int cmd_fuzz(int argc, char **argv)
             o.faults ? o.faults : "none", o.time_s, o.jobs, o.jobs == 1 ? "" : "s",
             fuzzer, seeds, o.out, logpath);
 
+    char a_rss[64];
+    snprintf(a_rss, sizeof a_rss, "-rss_limit_mb=%ld",
+             o.memory_mb > 0 ? o.memory_mb : HZ_MEMORY_DEFAULT_MB);
     char a_time[64], a_fork[64], a_dict[4200], a_art[4200], a_tmo[64];
     char *args[64];
     int na = 0;
@@ -788,7 +802,7 @@ int cmd_fuzz(int argc, char **argv)
                 args[na++] = "-ignore_ooms=1";
             }
             args[na++] = "-timeout=30";
-            args[na++] = "-rss_limit_mb=4096";
+            args[na++] = a_rss;
             args[na++] = "-detect_leaks=0";
             args[na++] = "-print_final_stats=1";
             args[na++] = a_art;

@@ -404,6 +404,7 @@ static const char *verdict_description(const char *v)
         {"TARGET_CRASH", "the target crashed or raised an error of its own that eager "
                          "CPython did not"},
         {"TIMEOUT", "the target ran over the time limit"},
+        {"OOM", "the target ran out of memory (--memory-limit)"},
         {"MISMATCH_EXCEPTION", "an exception differs between eager CPython and the target"},
         {"MISMATCH_RESULT", "a result of program() differs between eager CPython and the target"},
         {"MISMATCH_EVENTS", "the descriptor events (LOG) differ between eager CPython and the "

@@ -24,6 +24,12 @@
  *                        more with 3x the limits before it is TIMEOUT)
  *     --isolation fork|shared  a fresh process per input (default), or inputs
  *                        one after the other in the warm worker (faster)
+ *     --sandbox          the worker in network and mount namespaces of its own:
+ *                        no network, everything read-only but its temporary
+ *                        directory (docs/SECURITY.md); where the kernel refuses,
+ *                        a warning on stderr and no sandbox
+ *     --memory-limit MB  address space of an input's process (default 4096; not
+ *                        under ASan): a target that needs more is OOM
  *     --findings DIR     write reports there instead of stderr
  *     --json FILE        the results as JSON: schema "tracefuzz-results" version 1
  *                        (docs/CLI.md "Machine-readable results")
@@ -77,6 +83,7 @@
 static const char usage_run[] =
     "usage: tracefuzz run [--target T] [--unsupported MOD:EXC] [--python-path DIR]...\n"
     "                     [--faults F1,F2] [--strict] [--timeout S] [--isolation M]\n"
+    "                     [--memory-limit MB] [--sandbox]\n"
     "                     [--findings DIR]\n"
     "                     [--quiet] [--stats] [--no-fork] PATH...\n"
     "\n"
@@ -96,6 +103,11 @@ static const char usage_run[] =
     "  --isolation M      fork (default): each input in a process forked from the\n"
     "                     warm worker, so nothing it changes reaches the next input;\n"
     "                     shared: inputs one after the other in the worker (faster)\n"
+    "  --sandbox          no network, and a read-only file system but for the\n"
+    "                     worker's temporary directory (Linux namespaces; where\n"
+    "                     the kernel refuses, a warning and no sandbox)\n"
+    "  --memory-limit MB  address space of an input's process (default 4096);\n"
+    "                     a target that runs out of it is OOM\n"
     "  --findings DIR     write NAME.py, NAME.report (and the input) per failure\n"
     "  --json FILE        results as JSON (schema tracefuzz-results, docs/CLI.md)\n"
     "  --junit FILE       results as JUnit XML (a testcase per input)\n"
@@ -245,12 +257,24 @@ int cmd_run(int argc, char **argv)
             o.strict = true;
             continue;
         }
+        else if (strcmp(a, "--memory-limit") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (cmd_parse_memory_limit(v, &o.wc.memory_mb) < 0) {
+                rc = cmd_usage_error(usage_run, "--memory-limit %s: want MiB, 64 or more", v);
+                goto done;
+            }
+            continue;
+        }
         else if (strcmp(a, "--quiet") == 0) {
             o.quiet = true;
             continue;
         }
         else if (strcmp(a, "--stats") == 0) {
             o.stats = true;
+            continue;
+        }
+        else if (strcmp(a, "--sandbox") == 0) {
+            o.wc.sandbox = true;
             continue;
         }
         else if (strcmp(a, "--no-fork") == 0) {
@@ -340,8 +364,11 @@ int cmd_run(int argc, char **argv)
     double start = cmd_now(), last_progress = start;
     for (size_t i = 0; i < nfiles; i++) {
         HzInput in;
+        char shown[4096];   /* the file's name as lines print it (escaped) */
+        cmd_escape(files[i], shown, sizeof shown);
         if (hz_input_load(files[i], NULL, &in, err, sizeof err) < 0) {
-            printf("%s: ERROR  %s\n", files[i], err);
+            char why[4096];   /* the message names the file too */
+            printf("%s: ERROR  %s\n", shown, cmd_escape(err, why, sizeof why));
             failed++;
             errors++;
             CmdResult res = {.path = files[i], .verdict = "ERROR", .signature = err};
@@ -354,7 +381,7 @@ int cmd_run(int argc, char **argv)
             has_expect = hz_input_expectation(in.source, target, o.faults, &want,
                                               &want_report, err, sizeof err);
             if (has_expect < 0) {
-                printf("%s: ERROR  %s\n", in.path, err);
+                printf("%s: ERROR  %s\n", shown, err);
                 failed++;
                 errors++;
                 CmdResult res = {.path = in.path, .verdict = "ERROR", .signature = err};
@@ -419,7 +446,7 @@ int cmd_run(int argc, char **argv)
         else
             failed++;
         char line[4096];
-        snprintf(line, sizeof line, "%s: %s  %s%s", in.path, vname,
+        snprintf(line, sizeof line, "%s: %s  %s%s", shown, vname,
                  oc.signature ? oc.signature : "", note);
         if (!ok || !o.quiet) {
             printf("%s\n", line);

@@ -162,3 +162,33 @@ char *cmd_read_text(const char *path, size_t max)
     buf[n] = 0;
     return buf;
 }
+
+int cmd_parse_memory_limit(const char *s, long *mb)
+{
+    uint64_t v;
+    /* Below 64 MiB CPython itself does not start a child's work. */
+    if (cmd_parse_u64(s, &v) < 0 || v < 64 || v > (1u << 30))
+        return -1;
+    *mb = (long)v;
+    return 0;
+}
+
+const char *cmd_escape(const char *s, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *s && o + 5 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n' || c == '\t' || c == '\\' || c == '\r') {
+            out[o++] = '\\';
+            out[o++] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : '\\';
+        }
+        else if (c < 0x20 || c == 0x7f) {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+        }
+        else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o] = 0;
+    return out;
+}

@@ -4,10 +4,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* The largest input read: more is no program a worker's message can carry. */
+#define HZ_INPUT_MAX ((size_t)64 << 20)
 
 static char *xstrdup(const char *s)
 {
@@ -67,9 +72,26 @@ int hz_input_load(const char *path, const HzEmitOptions *opts, HzInput *in,
                   char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
-    FILE *f = fopen(path, "rb");
+    /* Non-blocking: a FIFO among the inputs must not hang the run. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > HZ_INPUT_MAX) {
+        snprintf(err, errlen, "cannot read %s: %s", path,
+                 S_ISDIR(st.st_mode) ? "a directory"
+                 : !S_ISREG(st.st_mode) ? "not a regular file (a FIFO, socket or device)"
+                 : "larger than 64 MiB");
+        close(fd);
+        return -1;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (f == NULL) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        close(fd);
         return -1;
     }
     size_t cap = 4096, n = 0;
@@ -363,12 +385,10 @@ static int walk(const char *path, bool top, PathList *out, char *err, size_t err
     }
     DIR *d = opendir(path);
     if (d == NULL) {
-        if (!top) {
-            list_push(out, xstrdup(path));
-            return 0;
-        }
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
+        /* An unreadable directory, named or found, is like an unreadable file: its
+         * entry reads as a per-input ERROR, and the run goes on. */
+        list_push(out, xstrdup(path));
+        return 0;
     }
     PathList names = {0};
     struct dirent *e;

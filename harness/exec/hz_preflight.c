@@ -82,7 +82,7 @@ int hz_preflight(HzWorker *w, char *err, size_t errlen)
  * mismatch on every input is a finding about the programs. */
 static bool crash_like(OrVerdictKind k)
 {
-    return k == OR_TARGET_CRASH || k == OR_TIMEOUT;
+    return k == OR_TARGET_CRASH || k == OR_TIMEOUT || k == OR_OOM;
 }
 
 HzSameFailStep hz_samefail_add(HzSameFail *s, bool failed, OrVerdictKind kind,

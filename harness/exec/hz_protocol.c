@@ -301,6 +301,12 @@ static OrTargetEnd classify(HzProtocol *p, PyObject *exc, int step, const Run *e
     if (p->limit_exceeded != NULL &&
         PyObject_TypeCheck(exc, (PyTypeObject *)p->limit_exceeded))
         return OR_TARGET_TIMEOUT;
+    /* Out of memory (--memory-limit) where eager was not: wherever it was raised, the
+     * target's run used the memory (eager did the same work within the limit). */
+    if (PyErr_GivenExceptionMatches(exc, PyExc_MemoryError) &&
+        !(step >= 1 && eager->exc[step - 1] != NULL &&
+          PyErr_GivenExceptionMatches(eager->exc[step - 1], PyExc_MemoryError)))
+        return OR_TARGET_OOM;
     if (step >= 1 && eager->exc[step - 1] == NULL && raised_by_target(exc, filename))
         return OR_TARGET_OWN_EXCEPTION;
     return OR_TARGET_FINISHED;

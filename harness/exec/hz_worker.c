@@ -8,6 +8,8 @@
 #include "hz_embed.h"
 #include "hz_target.h"
 #include "hz_jitstats.h"
+#include "hz_reaper.h"
+#include "hz_sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,9 @@
 #define START_TIMEOUT_S 300.0
 /* After the input's child was killed, how long the worker may take to say so. */
 #define REAP_TIMEOUT_S 10.0
+/* How long a worker told to stop (its pipe closed) may take to kill what its input
+ * left running (hz_reap_orphans) before it is killed itself. */
+#define STOP_TIMEOUT_S 2.0
 /* The channel's ends in the worker: far from 0/1/2 and from what programs open. */
 #define CHANNEL_FD_MIN 100
 
@@ -74,8 +79,26 @@ static void kill_child(HzWorker *w)
     w->child = -1;
 }
 
-/* Ends the worker (killing its process group, and the input's, first when kill_it),
- * removes its directory. Returns the worker's wait status. */
+/* Waits up to seconds for the worker to end. true with *status when it did. */
+static bool wait_worker(pid_t pid, double seconds, int *status)
+{
+    double until = hz_now_s() + seconds;
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return true;
+        if (hz_now_s() >= until)
+            return false;
+        struct timespec ms = {0, 2000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* Ends the worker (killing the input's process group first when kill_it), removes
+ * its directory. Returns the worker's wait status. The worker is killed only after
+ * STOP_TIMEOUT_S: once its input's process is dead and its pipe closed, it kills
+ * what that input left running outside its group (setsid daemons: only the worker,
+ * their subreaper, can find them) and exits. */
 static int reap(HzWorker *w, bool kill_it)
 {
     int status = 0;
@@ -87,10 +110,11 @@ static int reap(HzWorker *w, bool kill_it)
         close(w->from_worker);
     w->to_worker = w->from_worker = -1;
     if (w->pid > 0) {
-        if (kill_it)
+        if (!wait_worker(w->pid, kill_it ? STOP_TIMEOUT_S : START_TIMEOUT_S, &status)) {
             kill(-w->pid, SIGKILL);
-        while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
-            ;
+            while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        }
         kill(-w->pid, SIGKILL);   /* anything of its group that outlived it */
     }
     w->pid = -1;
@@ -188,6 +212,10 @@ int hz_worker_start(HzWorker *w, char *err, size_t errlen)
         close_range(3, (unsigned)lo - 1, 0);
         close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
         close_range((unsigned)hi + 1, ~0U, 0);
+        char why[512];
+        if (w->cfg->sandbox && hz_sandbox_enter(w->workdir, why, sizeof why) < 0 &&
+            w->restarts == 0)
+            fprintf(stderr, "tracefuzz: warning: --sandbox: %s\n", why);
         int rc = hz_worker_serve(w->cfg, in, out, w->token, w->workdir);
         _exit(rc);   /* no atexit handlers, no Py_Finalize: the process is done */
     }
@@ -268,6 +296,8 @@ typedef enum {
     LOST_WALL,       /* over the wall-clock backstop */
     LOST_CORRUPT,    /* its channel carried a forged or garbled frame */
     LOST_WORKER,     /* the worker itself died */
+    LOST_OOM,        /* out of memory outside Python (its 'M' message) */
+    LOST_PROCS,      /* killed by the worker: too many processes (HZ_PROCS_LIMIT) */
 } LostHow;
 
 typedef struct {
@@ -284,7 +314,8 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, cons
 {
     char msg[512];
     bool timed_out = l->how == LOST_CPU || l->how == LOST_WALL;
-    int sig = (l->how == LOST_DIED || l->how == LOST_AFTER || l->how == LOST_WORKER) &&
+    int sig = (l->how == LOST_DIED || l->how == LOST_AFTER || l->how == LOST_WORKER ||
+               l->how == LOST_PROCS) &&
               WIFSIGNALED(l->status) ? WTERMSIG(l->status) : 0;
     const char *who = l->how == LOST_WORKER ? "the worker process" : "the input's process";
     const char *when = l->how == LOST_AFTER ? " after it had reported its outcome (a thread "
@@ -307,6 +338,13 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, cons
         snprintf(msg, sizeof msg, "the worker's report was corrupted (%s%s): user code "
                  "wrote to tracefuzz's channel, or a process it forked kept running",
                  l->why ? l->why : "?", l->detail);
+    else if (l->how == LOST_OOM)
+        snprintf(msg, sizeof msg, "the input's process ran out of memory (the limit is "
+                 "%ld MiB of address space, --memory-limit)", w->cfg->memory_mb > 0 ?
+                 w->cfg->memory_mb : HZ_MEMORY_DEFAULT_MB);
+    else if (l->how == LOST_PROCS)
+        snprintf(msg, sizeof msg, "the input had more than %d processes alive at once (a "
+                 "fork bomb?): they were killed", HZ_PROCS_LIMIT);
     else if (sig != 0)
         snprintf(msg, sizeof msg, "%s died with signal %d (%s)%s", who, sig,
                  strsignal(sig), when);
@@ -314,7 +352,17 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, cons
         snprintf(msg, sizeof msg, "%s exited with status %d without reporting an "
                  "outcome%s", who, WIFEXITED(l->status) ? WEXITSTATUS(l->status) : -1, when);
     char why[700];
-    if (!pt->have_eager || pt->invalid) {
+    static const OrObservation unobserved;   /* eager runs that never ended */
+    if (!pt->have_eager && timed_out) {
+        /* A program may be valid and only slow (a 5 MB one): it is not a corpus
+         * error but over the limit, and the message names the limit. */
+        snprintf(why, sizeof why, "the eager runs of the program (before the target "
+                 "ran) %s; raise --timeout for slow programs", msg);
+        in.eager1 = &unobserved;
+        in.target_end = OR_TARGET_TIMEOUT;
+        in.target_message = why;
+    }
+    else if (!pt->have_eager || pt->invalid) {
         /* The eager runs themselves hung or crashed: not a program we can test. */
         snprintf(why, sizeof why, "%s%s%s during the eager runs",
                  pt->why ? pt->why : "", pt->why ? "; then " : "", msg);
@@ -325,7 +373,8 @@ static void decide_lost(HzWorker *w, const Partial *pt, const char *source, cons
     else {
         in.eager1 = pt->have[0] ? &pt->obs[0] : NULL;
         in.eager2 = pt->have[1] ? &pt->obs[1] : NULL;
-        in.target_end = timed_out ? OR_TARGET_TIMEOUT : OR_TARGET_DIED;
+        in.target_end = timed_out ? OR_TARGET_TIMEOUT
+                        : l->how == LOST_OOM ? OR_TARGET_OOM : OR_TARGET_DIED;
         in.step = pt->step < 0 ? 0 : pt->step;
         in.signal = sig;
         in.exit_status = l->how == LOST_CORRUPT ? -1
@@ -401,7 +450,7 @@ static int attempt(HzWorker *w, const char *filename, const char *source, double
             return -1;
         }
     }
-    bool got_outcome = false;
+    bool got_outcome = false, oom = false;
     HzLimit lim = {0, false, 0, 0, w->pid};
     if (w->cfg->timeout > 0)
         lim.wall_deadline = hz_now_s() + w->cfg->timeout * HZ_WALL_FACTOR * scale;
@@ -440,6 +489,7 @@ static int attempt(HzWorker *w, const char *filename, const char *source, double
         }
         else if (from_worker && type == 'X') {
             int status = (int)hz_rd_int(&rd);
+            int reason = (int)hz_rd_int(&rd);
             w->child = -1;
             if (status == -1) {
                 snprintf(err, errlen, "the worker cannot start a process for the input");
@@ -447,14 +497,19 @@ static int attempt(HzWorker *w, const char *filename, const char *source, double
                     hz_outcome_clear(out);
                 return -1;
             }
-            bool crashed = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status));
+            bool crashed = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status)) ||
+                           reason != HZ_END_NONE;
             if (got_outcome && !crashed)
                 return 1;
             if (got_outcome)
                 hz_outcome_clear(out);
-            lost->how = got_outcome ? LOST_AFTER : LOST_DIED;
+            lost->how = reason == HZ_END_PROCS ? LOST_PROCS
+                        : oom ? LOST_OOM : got_outcome ? LOST_AFTER : LOST_DIED;
             lost->status = status;
             return 0;
+        }
+        else if (from_child && type == 'M' && !got_outcome) {
+            oom = true;
         }
         else if (from_child && type == 'E' && !got_outcome) {
             partial_clear(pt);

@@ -15,10 +15,12 @@
  *   worker -> parent   'R' target-name                ready (after init + target load)
  *                      'F' message                    cannot start (then exits 2)
  *                      'C' pid                        the input's child started
- *                      'X' wait-status                the input's child ended
+ *                      'X' wait-status reason         the input's child ended (reason:
+ *                                                     HZ_END_*, the worker killed it)
  *   child  -> parent   'E' invalid why e1[7] e2[7]    eager runs done (observations)
  *                      'S' step                       target step 0..3 begins
  *                      'O' kind sig report obs[3]     the outcome of the input
+ *                      'M'                            out of memory outside Python
  *
  * A child that dies, exits without an outcome, or dies after it (a thread it left
  * running) makes that input TARGET_CRASH (with the signal or exit status); a forged
@@ -47,6 +49,11 @@
 #define HZ_RETRY_FACTOR 3.0
 #define HZ_MEMORY_DEFAULT_MB 4096L   /* address space of an input's process */
 #define HZ_FILE_LIMIT_MB 256L        /* largest file an input may write */
+#define HZ_FILES_LIMIT 4096          /* descriptors an input's process may hold */
+#define HZ_THREAD_GRACE_MS 100       /* after the outcome, for threads the input left */
+
+/* Why the worker ended an input's process early ('X' message). */
+enum { HZ_END_NONE = 0, HZ_END_PROCS = 1 };
 
 typedef struct {
     const char *target;                /* --target, NULL for the default */
@@ -62,6 +69,9 @@ typedef struct {
     bool shared;                       /* --isolation shared: inputs run one after
                                         * the other in the worker itself, no child
                                         * per input (faster; state may cross) */
+    bool sandbox;                      /* --sandbox: no network, a read-only file
+                                        * system but for the worker's directory
+                                        * (hz_sandbox.h) */
     long memory_mb;                    /* address-space limit of an input's process,
                                         * MiB; 0: HZ_MEMORY_DEFAULT_MB (not applied
                                         * under ASan) */

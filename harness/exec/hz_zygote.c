@@ -12,7 +12,8 @@
  *   worker -> parent   'R' target-name            ready
  *                      'F' message                cannot start (then exits 2)
  *                      'C' pid                    the input's child started
- *                      'X' wait-status            the input's child ended
+ *                      'X' wait-status reason     the input's child ended (reason:
+ *                                                 HZ_END_*, why the worker ended it)
  *   child  -> parent   'E' 'S' 'O'                as hz_worker.h says
  *   parent -> worker   'I' filename source        one input */
 #include "hz_worker.h"
@@ -20,6 +21,7 @@
 #include "hz_embed.h"
 #include "hz_jitstats.h"
 #include "hz_program.h"
+#include "hz_reaper.h"
 #include "hz_target.h"
 
 #include <errno.h>
@@ -32,6 +34,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -105,17 +108,28 @@ void hz_remove_tree(const char *path)
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Limits of an input's child: no core files, bounded files and memory. */
+/* Lowers a limit to at most v (never raises one the caller set lower). */
+static void lower_limit(int which, rlim_t v)
+{
+    struct rlimit r;
+    if (getrlimit(which, &r) < 0)
+        return;
+    if (r.rlim_max != RLIM_INFINITY && r.rlim_max < v)
+        v = r.rlim_max;
+    r.rlim_cur = r.rlim_max = v;
+    setrlimit(which, &r);
+}
+
+/* Limits of an input's child: no core files, bounded files, descriptors and memory
+ * (processes are counted by the worker: hz_reaper.h). */
 static void apply_limits(const HzWorkerConfig *cfg)
 {
-    struct rlimit none = {0, 0};
-    setrlimit(RLIMIT_CORE, &none);
-    struct rlimit fsize = {HZ_FILE_LIMIT_MB << 20, HZ_FILE_LIMIT_MB << 20};
-    setrlimit(RLIMIT_FSIZE, &fsize);
+    lower_limit(RLIMIT_CORE, 0);
+    lower_limit(RLIMIT_FSIZE, (rlim_t)HZ_FILE_LIMIT_MB << 20);
+    lower_limit(RLIMIT_NOFILE, HZ_FILES_LIMIT);
 #ifndef HZ_ASAN   /* ASan reserves terabytes of address space */
     long mb = cfg->memory_mb > 0 ? cfg->memory_mb : HZ_MEMORY_DEFAULT_MB;
-    struct rlimit as = {(rlim_t)mb << 20, (rlim_t)mb << 20};
-    setrlimit(RLIMIT_AS, &as);
+    lower_limit(RLIMIT_AS, (rlim_t)mb << 20);
 #else
     (void)cfg;
 #endif
@@ -146,6 +160,41 @@ static int run_protocol(HzProtocol *proto, ServeCtx *c, const char *filename,
     return 0;
 }
 
+/* Threads of this process, from /proc (1 when it cannot tell). */
+static long thread_count(void)
+{
+    FILE *f = fopen("/proc/self/stat", "re");
+    if (f == NULL)
+        return 1;
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    long threads = 1;
+    /* after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt
+     * cmajflt utime stime cutime cstime priority nice num_threads */
+    if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+                            "%*d %*d %*d %*d %ld", &threads) != 1)
+        return 1;
+    return threads;
+}
+
+/* After the outcome: threads the input left running get HZ_THREAD_GRACE_MS to end,
+ * so that one which crashes a moment after the call returned (a background thread)
+ * crashes this input's process, not a later one's, and is reported for this input.
+ * Costs nothing when the input left no thread. Never returns the GIL. */
+static void thread_grace(void)
+{
+    if (thread_count() <= 1)
+        return;
+    PyEval_SaveThread();   /* let them run; the process ends without taking it back */
+    for (int ms = 0; ms < HZ_THREAD_GRACE_MS && thread_count() > 1; ms += 2) {
+        struct timespec t = {0, 2000000};
+        nanosleep(&t, NULL);
+    }
+}
+
 /* The input's child: runs the protocol and reports, then ends without running
  * atexit handlers or finalising anything the input may have left half-done. */
 static void run_child(const HzWorkerConfig *cfg, HzProtocol *proto, ServeCtx *c,
@@ -154,9 +203,17 @@ static void run_child(const HzWorkerConfig *cfg, HzProtocol *proto, ServeCtx *c,
     if (chdir(INPUT_DIR) < 0)
         _exit(4);
     apply_limits(cfg);
+    /* Memory kept back so that running out of it can still be reported. */
+    void *reserve = malloc(1 << 20);
     int rc = run_protocol(proto, c, filename, source);
+    if (rc < 0) {
+        free(reserve);
+        hz_msg_begin(&c->msg, 'M');   /* out of memory outside Python (MemoryError) */
+        send_or_die(c);
+    }
     fflush(stdout);
     fflush(stderr);
+    thread_grace();
     _exit(rc < 0 ? 5 : 0);
 }
 
@@ -177,9 +234,10 @@ static int run_here(HzProtocol *proto, ServeCtx *c, const char *filename,
 }
 
 /* Forks the input's child, waits for it, cleans up after it. Returns the child's
- * wait status, or -1 when no child could be started. */
+ * wait status, or -1 when no child could be started; *reason says why the worker
+ * ended it early (HZ_END_*). */
 static int run_input(const HzWorkerConfig *cfg, HzProtocol *proto, ServeCtx *c, int in,
-                     const char *filename, const char *source)
+                     const char *filename, const char *source, int *reason)
 {
     int go[2];
     hz_protocol_precompile(proto, source, filename);
@@ -218,10 +276,12 @@ static int run_input(const HzWorkerConfig *cfg, HzProtocol *proto, ServeCtx *c, 
         wr = write(go[1], "g", 1);
     while (wr < 0 && errno == EINTR);
     close(go[1]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    bool over = false;
+    int status = hz_wait_limited(pid, HZ_PROCS_LIMIT, 50, &over);
+    if (over)
+        *reason = HZ_END_PROCS;
     kill(-pid, SIGKILL);   /* whatever it forked and left running */
+    hz_reap_orphans(0);    /* and what left the group (setsid), now ours */
     hz_remove_tree(INPUT_DIR);
     return status;
 }
@@ -286,6 +346,7 @@ int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out, uint64_t token,
 
     HzProtocol *proto = hz_protocol_new(&target);
     warm_up(proto);
+    hz_reaper_init();   /* after the target's start: its helpers are its own */
     HzMsg req = {0};
     pid_t parent = getppid();
     for (;;) {
@@ -299,15 +360,16 @@ int hz_worker_serve(const HzWorkerConfig *cfg, int in, int out, uint64_t token,
             break;
         char *filename = hz_rd_str(&rd);
         char *source = hz_rd_str(&rd);
-        int status = -1;
+        int status = -1, reason = HZ_END_NONE;
         if (!rd.bad && filename != NULL && source != NULL && cfg->shared)
             status = run_here(proto, &c, filename, source);
         else if (!rd.bad && filename != NULL && source != NULL)
-            status = run_input(cfg, proto, &c, in, filename, source);
+            status = run_input(cfg, proto, &c, in, filename, source, &reason);
         free(filename);
         free(source);
         hz_msg_begin(&c.msg, 'X');
         hz_msg_add_int(&c.msg, status);
+        hz_msg_add_int(&c.msg, reason);
         send_or_die(&c);
     }
     hz_protocol_free(proto);
