@@ -39,14 +39,8 @@ static int dict_has(PyObject *o, PyObject *name)
     PyObject *d = inst_dict(o);
     if (d == NULL)
         return _PyObject_GetDictPtr(o) != NULL ? 0 : -1;
-    if (!PyDict_CheckExact(d))
+    if (!PyDict_CheckExact(d) || !tr_dict_keys_all_str(d))
         return -2;
-    PyObject *k, *val;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(d, &pos, &k, &val)) {
-        if (!PyUnicode_CheckExact(k))
-            return -2;
-    }
     PyObject *v = PyDict_GetItemWithError(d, name);
     if (v == NULL && PyErr_Occurred()) {
         PyErr_Clear();
@@ -93,7 +87,7 @@ static int generic_getattro(PyTypeObject *t, PyObject **hook)
     return *hook != NULL;
 }
 
-int tr_guard_record(TrStep *s, PyObject *owner, PyObject *name, int method, unsigned faults)
+int tr_guard_record(TrAttrStep *s, PyObject *owner, PyObject *name, int method, unsigned faults)
 {
     (void)faults;
     PyTypeObject *t = Py_TYPE(owner);
@@ -168,7 +162,7 @@ int tr_guard_record(TrStep *s, PyObject *owner, PyObject *name, int method, unsi
     return 0;
 }
 
-int tr_guard_check(const TrStep *s, PyObject *owner, unsigned faults)
+int tr_guard_check(const TrAttrStep *s, PyObject *owner, unsigned faults)
 {
     PyTypeObject *t = Py_TYPE(owner);
     if (t != s->type)
@@ -216,7 +210,7 @@ int tr_guard_check(const TrStep *s, PyObject *owner, unsigned faults)
     return -1;
 }
 
-void tr_step_clear(TrStep *s)
+void tr_step_clear(TrAttrStep *s)
 {
     Py_CLEAR(s->type);
     Py_CLEAR(s->cls);
