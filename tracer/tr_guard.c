@@ -210,6 +210,15 @@ int tr_guard_check(const TrAttrStep *s, PyObject *owner, unsigned faults)
     return -1;
 }
 
+int tr_attr_step_equal(const TrAttrStep *a, const TrAttrStep *b)
+{
+    return a->kind == b->kind && a->input == b->input && a->name == b->name &&
+           a->type == b->type && a->getattro == b->getattro && a->cls == b->cls &&
+           a->descr == b->descr && a->dget == b->dget && a->dset == b->dset &&
+           a->meta_descr == b->meta_descr && a->hook == b->hook &&
+           a->dict_has == b->dict_has && a->slot_set == b->slot_set && a->result == b->result;
+}
+
 void tr_step_clear(TrAttrStep *s)
 {
     Py_CLEAR(s->type);

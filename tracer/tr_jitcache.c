@@ -231,6 +231,7 @@ struct TrRecorder *tr_jit_record_begin(PyObject *fn, PyObject *const *args, size
 void tr_jit_record_end(TrJitCache *c, struct TrRecorder *rec, int ok)
 {
     TrRecTrace *t = rec->trace;
+    PyMem_Free(rec->last_attr);
     PyMem_Free(rec);
     tr_stat_add(TR_STAT_TRACES);
     if (!ok && t->unreusable < 0)

@@ -224,6 +224,33 @@ void tr_record_call(TrRun *run, PyObject *callable)
         mark(run->rec->trace, TR_UR_FRAME_CALL);
 }
 
+/* The index of the attribute entry just filled at t->attrs[t->nattrs]: an earlier
+ * entry of the same instruction when it is identical (then the new one is released),
+ * else the new one. Under skip_getter_on_replay every step keeps its own entry: that
+ * fault stores a getter's result per step. */
+static int intern_attr(struct TrRecorder *r, TrRecTrace *t, int offset, int per_step)
+{
+    PyCodeObject *co = (PyCodeObject *)t->code;
+    if (!per_step && r->last_attr == NULL) {
+        Py_ssize_t n = Py_SIZE(co);
+        r->last_attr = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+        if (r->last_attr != NULL) {
+            for (Py_ssize_t i = 0; i < n; i++)
+                r->last_attr[i] = -1;
+        }
+    }
+    TrAttrStep *a = &t->attrs[t->nattrs];
+    if (!per_step && r->last_attr != NULL && offset >= 0 && offset < Py_SIZE(co)) {
+        int prev = r->last_attr[offset];
+        if (prev >= 0 && tr_attr_step_equal(&t->attrs[prev], a)) {
+            tr_step_clear(a);
+            return prev;
+        }
+        r->last_attr[offset] = (int)t->nattrs;
+    }
+    return (int)t->nattrs++;
+}
+
 void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
 {
     struct TrRecorder *r = run->rec;
@@ -297,7 +324,7 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
             mark(t, TR_UR_FAILED);
             return;
         }
-        s->attr = (int)t->nattrs++;
+        s->attr = intern_attr(r, t, offset, TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY));
         break;
     }
     case TR_OP_STORE_ATTR:

@@ -88,7 +88,9 @@ typedef struct {
 typedef struct {
     int offset;                  /* code unit of the instruction (after EXTENDED_ARG) */
     int oparg;
-    int attr;                    /* attribute loads: index in TrRecTrace.attrs, else -1 */
+    int attr;                    /* attribute loads: index in TrRecTrace.attrs, else -1;
+                                    steps of one instruction that resolved alike share
+                                    one entry */
     unsigned char op;
 } TrStep;
 
@@ -138,6 +140,10 @@ struct TrRecorder {
     PyObject *const *args;       /* borrowed: the call's positional arguments */
     Py_ssize_t nargs;
     int last;                    /* index of the last step, -1 before the first */
+    /* Per code unit of the function, the attrs index last recorded there (-1 none), or
+     * NULL: a load that resolves as its previous execution did (every iteration of a
+     * loop, mostly) shares that entry instead of storing ~100 bytes again. */
+    int *last_attr;
 };
 
 /* ---- tr_record.c ---- */
@@ -170,6 +176,8 @@ int tr_guard_record(TrAttrStep *step, PyObject *owner, PyObject *name, int metho
  * the first that fails. Never sets an exception. */
 int tr_guard_check(const TrAttrStep *step, PyObject *owner, unsigned faults);
 void tr_step_clear(TrAttrStep *step);
+/* 1 when a and b resolve the same way behind the same guards (every field identical). */
+int tr_attr_step_equal(const TrAttrStep *a, const TrAttrStep *b);
 
 /* ---- tr_replay.c ---- */
 /* Replays t for a call with these arguments. Returns a new reference (the call's
