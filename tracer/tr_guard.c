@@ -87,6 +87,21 @@ static int generic_getattro(PyTypeObject *t, PyObject **hook)
     return *hook != NULL;
 }
 
+/* The version tag of t, 0 when it has none. CPython assigns a tag on a lookup and drops
+ * it whenever t or a class of its MRO changes (PyType_Modified: attribute set or
+ * deleted, __bases__ assigned, a slot updated); a tag is never handed out twice. So an
+ * unchanged valid tag means every MRO lookup on t answers as when it was recorded:
+ * what CPython's own specialised LOAD_ATTR relies on. */
+static unsigned int valid_tag(PyTypeObject *t)
+{
+    return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
+}
+
+static int tag_holds(PyTypeObject *t, unsigned int tag)
+{
+    return tag != 0 && valid_tag(t) == tag;
+}
+
 int tr_guard_record(TrAttrStep *s, PyObject *owner, PyObject *name, int method, unsigned faults)
 {
     (void)faults;
@@ -123,6 +138,8 @@ int tr_guard_record(TrAttrStep *s, PyObject *owner, PyObject *name, int method, 
             s->kind = TR_AK_META_STABLE;
         else
             s->kind = TR_AK_NATIVE;
+        s->type_tag = valid_tag(t);
+        s->cls_tag = valid_tag((PyTypeObject *)owner);
         return 0;
     }
     if (!generic_getattro(t, &hook)) {
@@ -159,6 +176,7 @@ int tr_guard_record(TrAttrStep *s, PyObject *owner, PyObject *name, int method, 
         s->kind = TR_AK_GETATTR;
     else
         s->kind = TR_AK_NATIVE;      /* AttributeError: CPython raises its own message */
+    s->type_tag = valid_tag(t);      /* after the lookups above, which assign one */
     return 0;
 }
 
@@ -177,21 +195,26 @@ int tr_guard_check(const TrAttrStep *s, PyObject *owner, unsigned faults)
     if (s->cls != NULL) {
         if (owner != s->cls)
             return TR_GUARD_CLASS_IDENTITY;
-        if (!skip_identity && type_lookup(t, s->name) != s->meta_descr)
+        /* Unchanged tags: both lookups answer as recorded (valid_tag). */
+        int same = tag_holds(t, s->type_tag) && tag_holds((PyTypeObject *)owner, s->cls_tag);
+        if (!skip_identity && !same && type_lookup(t, s->name) != s->meta_descr)
             return TR_GUARD_META_ATTR;
-        if (!skip_identity && type_lookup((PyTypeObject *)owner, s->name) != s->descr)
+        if (!skip_identity && !same &&
+            type_lookup((PyTypeObject *)owner, s->name) != s->descr)
             return TR_GUARD_CLASS_ATTR;
         if (s->meta_descr != NULL && (Py_TYPE(s->meta_descr)->tp_descr_get != s->dget ||
                                       Py_TYPE(s->meta_descr)->tp_descr_set != s->dset))
             return TR_GUARD_DESCR_TYPE;
         return -1;
     }
-    if (s->hook != NULL || s->getattro != PyObject_GenericGetAttr) {
+    /* Unchanged tag: __getattribute__, __getattr__ and name resolve as recorded. */
+    int same = tag_holds(t, s->type_tag);
+    if (!same && (s->hook != NULL || s->getattro != PyObject_GenericGetAttr)) {
         PyObject *hook = NULL;
         if (!generic_getattro(t, &hook) || hook != s->hook)
             return TR_GUARD_HOOK;
     }
-    if (!skip_identity && type_lookup(t, s->name) != s->descr)
+    if (!skip_identity && !same && type_lookup(t, s->name) != s->descr)
         return TR_GUARD_CLASS_ATTR;
     if (s->descr != NULL && (Py_TYPE(s->descr)->tp_descr_get != s->dget ||
                              Py_TYPE(s->descr)->tp_descr_set != s->dset))
@@ -210,6 +233,8 @@ int tr_guard_check(const TrAttrStep *s, PyObject *owner, unsigned faults)
     return -1;
 }
 
+/* The tags are left out: an entry whose tag went stale only sends its check down the
+ * lookups, which decide the same. */
 int tr_attr_step_equal(const TrAttrStep *a, const TrAttrStep *b)
 {
     return a->kind == b->kind && a->input == b->input && a->name == b->name &&

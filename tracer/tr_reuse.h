@@ -79,6 +79,8 @@ typedef struct {
     descrsetfunc dset;           /* type(descr)->tp_descr_set when recorded */
     PyObject *meta_descr;        /* class access: lookup(metatype, name) */
     PyObject *hook;              /* lookup(type, "__getattr__") or NULL */
+    unsigned int type_tag;       /* type(owner)'s tp_version_tag after the lookups, 0 none */
+    unsigned int cls_tag;        /* class access: the class's tag, 0 none */
     int dict_has;                /* -1 no dict, 0 key absent, 1 key present */
     int slot_set;                /* -1 not a slot, 0 unset, 1 set */
     PyObject *result;            /* fault skip_getter_on_replay only */
@@ -176,7 +178,8 @@ int tr_guard_record(TrAttrStep *step, PyObject *owner, PyObject *name, int metho
  * the first that fails. Never sets an exception. */
 int tr_guard_check(const TrAttrStep *step, PyObject *owner, unsigned faults);
 void tr_step_clear(TrAttrStep *step);
-/* 1 when a and b resolve the same way behind the same guards (every field identical). */
+/* 1 when a and b resolve the same way behind the same guards (every field identical but
+ * the version tags, which only shortcut the checks). */
 int tr_attr_step_equal(const TrAttrStep *a, const TrAttrStep *b);
 
 /* ---- tr_replay.c ---- */
