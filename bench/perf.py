@@ -3,6 +3,7 @@
 
     /usr/bin/python3.11 bench/perf.py [--count N] [--loop-runs R] [--rss-execs E]
                                       [--repeat K] [--faultzoo SECONDS] [--json FILE]
+                                      [--dev DIR] [--fuzz-build DIR]
 
 Rows (every rate per CPU second of the process measured, user + sys, so per core
 whatever else the machine runs; every ratio from this same run):
@@ -139,12 +140,12 @@ def raw_rates(sources):
     return per_cpu_second(both, n), per_cpu_second(comp, n)
 
 
-def ensure_builds():
-    dev = os.path.join(ROOT, "build", "dev")
-    fast = os.path.join(ROOT, "build", "fuzz-fast")
+def ensure_builds(dev, fast):
     for preset, tree, targets in (("dev", dev, ["tfpython"]),
                                   ("fuzz-fast", fast, ["tf_fuzz", "tracefuzz"])):
         if not all(os.path.exists(os.path.join(tree, t)) for t in targets):
+            if os.path.abspath(tree) != os.path.join(ROOT, "build", preset):
+                sys.exit(f"bench/perf.py: {tree} lacks {' '.join(targets)}")
             subprocess.run(["cmake", "--preset", preset], cwd=ROOT, check=True,
                            stdout=subprocess.DEVNULL)
             subprocess.run(["cmake", "--build", "--preset", preset, "-j2", "--target"]
@@ -221,8 +222,12 @@ def main():
     ap.add_argument("--faultzoo", type=float, default=0, metavar="SECONDS",
                     help="also run bench/faultzoo.py with this budget per fault")
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--dev", default=os.path.join(ROOT, "build", "dev"),
+                    help="build tree with tfpython (the tracer rows)")
+    ap.add_argument("--fuzz-build", default=os.path.join(ROOT, "build", "fuzz-fast"),
+                    help="build tree with tf_fuzz and tracefuzz")
     opts = ap.parse_args()
-    dev, fast = ensure_builds()
+    dev, fast = ensure_builds(opts.dev, opts.fuzz_build)
     tmp = tempfile.mkdtemp(prefix="tf-perf-")
     throughput.ARTIFACTS.append("-artifact_prefix=" + tmp + "/")
     load_start, started = load(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
