@@ -1,16 +1,26 @@
-"""Trace-reuse benchmark (docs/REUSE.md): on attribute-heavy programs, the time of a
-replayed call against a traced call and against an eager call, measured in one run.
+"""Trace-reuse benchmark (docs/REUSE.md, docs/PERFORMANCE.md): the time of a traced, a
+replayed and an eager call, per program, measured in one run.
 
-    tfpython bench/reuse_bench.py [--repeat N]
+    tfpython bench/reuse_bench.py [--repeat N] [--set descr|attr|all] [--alive K] [--json]
 
 A traced call is the first call of a fresh tfjit.jit object (it interprets the body and
 records the trace); a replayed call is a later call of the same object whose guards
-pass; an eager call is the plain function. Each is the median over N calls."""
+pass; an eager call is the plain function. Each is the median over N calls of the
+calling thread's CPU time (the machine is shared: wall time would measure the
+neighbours). --alive K also times traced calls while the K jit objects traced before
+stay alive with their traces (issue 14: tracing used to slow down 4-13x then).
+Sets: descr (the descriptor programs below), attr (bench/attr_programs.py, plain
+attribute traffic). --json prints one JSON object per program instead of the text."""
+import json
+import os
 import statistics
 import sys
 import time
 
 import tfjit
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attr_programs import ATTR_PROGRAMS  # noqa: E402
 
 PROGRAMS = {}
 
@@ -125,13 +135,14 @@ def program(net):
 def median_time(fn, repeat):
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.thread_time_ns()
         fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        times.append(time.thread_time_ns() - t0)
+    return statistics.median(times) / 1e9
 
 
-def bench(name, src, repeat):
+def bench(name, src, repeat, alive):
+    """One program's row: times in seconds, ratios, replay counts."""
     ns = {"__name__": "bench_" + name}
     exec(compile(src, f"<{name}>", "exec"), ns)
     program, args = ns["program"], tuple(ns["make"]())
@@ -155,22 +166,65 @@ def bench(name, src, repeat):
     t_traced = median_time(traced, repeat)
     t_replay = median_time(replayed, repeat)
     after = tfjit.stats()
-    replays = after["replays_completed"] - before["replays_completed"]
-    print(f"{name:12s} eager {t_eager * 1e6:9.1f} us  traced {t_traced * 1e6:9.1f} us  "
-          f"replayed {t_replay * 1e6:9.1f} us  replayed/traced {t_replay / t_traced:6.3f}  "
-          f"replayed/eager {t_replay / t_eager:6.2f}  (replays {replays}/{repeat})")
-    return t_replay / t_traced, t_replay / t_eager
+    row = {"name": name, "eager": t_eager, "traced": t_traced, "replayed": t_replay,
+           "trace/eager": t_traced / t_eager, "replay/eager": t_replay / t_eager,
+           "replays": after["replays_completed"] - before["replays_completed"],
+           "calls": repeat}
+    if alive:
+        kept = []
+
+        def traced_kept():
+            f = tfjit.jit(program)
+            assert f(*args) == expected
+            kept.append(f)
+
+        for _ in range(alive):
+            traced_kept()
+        t_alive = median_time(traced_kept, repeat)
+        kept.clear()
+        row["traced_alive"] = t_alive
+        row["alive/traced"] = t_alive / t_traced
+    return row
 
 
 def main(argv):
-    repeat = 200
-    if len(argv) == 3 and argv[1] == "--repeat":
-        repeat = int(argv[2])
-    ratios = [bench(n, s, repeat) for n, s in PROGRAMS.items()]
-    gt = statistics.geometric_mean([r[0] for r in ratios])
-    ge = statistics.geometric_mean([r[1] for r in ratios])
-    print(f"{'geomean':12s} replayed/traced {gt:6.3f} ({1 / gt:.1f}x faster than tracing)  "
-          f"replayed/eager {ge:6.2f}")
+    repeat, which, alive, as_json = 200, "descr", 0, False
+    i = 1
+    while i < len(argv):
+        if argv[i] == "--repeat":
+            repeat, i = int(argv[i + 1]), i + 2
+        elif argv[i] == "--set":
+            which, i = argv[i + 1], i + 2
+        elif argv[i] == "--alive":
+            alive, i = int(argv[i + 1]), i + 2
+        elif argv[i] == "--json":
+            as_json, i = True, i + 1
+        else:
+            sys.exit(__doc__)
+    sets = {"descr": [PROGRAMS], "attr": [ATTR_PROGRAMS],
+            "all": [PROGRAMS, ATTR_PROGRAMS]}[which]
+    rows = []
+    for progs in sets:
+        for n, src in progs.items():
+            r = bench(n, src, repeat, alive)
+            r["set"] = "attr" if progs is ATTR_PROGRAMS else "descr"
+            rows.append(r)
+            if as_json:
+                print(json.dumps(r), flush=True)
+                continue
+            extra = (f"  with {alive} alive {r['traced_alive'] * 1e6:9.1f} us"
+                     if alive else "")
+            print(f"{n:13s} eager {r['eager'] * 1e6:8.1f} us  traced {r['traced'] * 1e6:8.1f} us  "
+                  f"replayed {r['replayed'] * 1e6:8.1f} us  traced/eager {r['trace/eager']:6.2f}  "
+                  f"replayed/eager {r['replay/eager']:5.2f}  (replays {r['replays']}/{repeat})"
+                  + extra)
+    if not as_json:
+        for progs in sets:
+            sub = [r for r in rows if r["name"] in progs]
+            gt = statistics.geometric_mean([r["trace/eager"] for r in sub])
+            ge = statistics.geometric_mean([r["replay/eager"] for r in sub])
+            print(f"geomean ({'attr' if progs is ATTR_PROGRAMS else 'descr'}) "
+                  f"traced/eager {gt:6.2f}  replayed/eager {ge:5.2f}")
     return 0
 
 

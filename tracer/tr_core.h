@@ -100,6 +100,11 @@ int tr_call_is_pure(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
 int tr_is_plain_operands(PyObject *a, PyObject *b);
 int tr_call_init(void);                 /* caches the lookaside targets; 0 or -1 */
 
+/* ---- tr_dictkeys.c ---- */
+/* 1 when every key of d (an exact dict) is an exact str, else 0; O(1) for the unicode
+ * and split key tables CPython keeps while that holds. Never runs code or fails. */
+int tr_dict_keys_all_str(PyObject *d);
+
 /* New provenance record or NULL with MemoryError. */
 static inline TrProv *tr_prov_simple(TrProvKind kind, TrProv *base)
 {

@@ -39,14 +39,8 @@ static int dict_has(PyObject *o, PyObject *name)
     PyObject *d = inst_dict(o);
     if (d == NULL)
         return _PyObject_GetDictPtr(o) != NULL ? 0 : -1;
-    if (!PyDict_CheckExact(d))
+    if (!PyDict_CheckExact(d) || !tr_dict_keys_all_str(d))
         return -2;
-    PyObject *k, *val;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(d, &pos, &k, &val)) {
-        if (!PyUnicode_CheckExact(k))
-            return -2;
-    }
     PyObject *v = PyDict_GetItemWithError(d, name);
     if (v == NULL && PyErr_Occurred()) {
         PyErr_Clear();
@@ -93,7 +87,22 @@ static int generic_getattro(PyTypeObject *t, PyObject **hook)
     return *hook != NULL;
 }
 
-int tr_guard_record(TrStep *s, PyObject *owner, PyObject *name, int method, unsigned faults)
+/* The version tag of t, 0 when it has none. CPython assigns a tag on a lookup and drops
+ * it whenever t or a class of its MRO changes (PyType_Modified: attribute set or
+ * deleted, __bases__ assigned, a slot updated); a tag is never handed out twice. So an
+ * unchanged valid tag means every MRO lookup on t answers as when it was recorded:
+ * what CPython's own specialised LOAD_ATTR relies on. */
+static unsigned int valid_tag(PyTypeObject *t)
+{
+    return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
+}
+
+static int tag_holds(PyTypeObject *t, unsigned int tag)
+{
+    return tag != 0 && valid_tag(t) == tag;
+}
+
+int tr_guard_record(TrAttrStep *s, PyObject *owner, PyObject *name, int method, unsigned faults)
 {
     (void)faults;
     PyTypeObject *t = Py_TYPE(owner);
@@ -129,6 +138,8 @@ int tr_guard_record(TrStep *s, PyObject *owner, PyObject *name, int method, unsi
             s->kind = TR_AK_META_STABLE;
         else
             s->kind = TR_AK_NATIVE;
+        s->type_tag = valid_tag(t);
+        s->cls_tag = valid_tag((PyTypeObject *)owner);
         return 0;
     }
     if (!generic_getattro(t, &hook)) {
@@ -165,10 +176,11 @@ int tr_guard_record(TrStep *s, PyObject *owner, PyObject *name, int method, unsi
         s->kind = TR_AK_GETATTR;
     else
         s->kind = TR_AK_NATIVE;      /* AttributeError: CPython raises its own message */
+    s->type_tag = valid_tag(t);      /* after the lookups above, which assign one */
     return 0;
 }
 
-int tr_guard_check(const TrStep *s, PyObject *owner, unsigned faults)
+int tr_guard_check(const TrAttrStep *s, PyObject *owner, unsigned faults)
 {
     PyTypeObject *t = Py_TYPE(owner);
     if (t != s->type)
@@ -183,21 +195,26 @@ int tr_guard_check(const TrStep *s, PyObject *owner, unsigned faults)
     if (s->cls != NULL) {
         if (owner != s->cls)
             return TR_GUARD_CLASS_IDENTITY;
-        if (!skip_identity && type_lookup(t, s->name) != s->meta_descr)
+        /* Unchanged tags: both lookups answer as recorded (valid_tag). */
+        int same = tag_holds(t, s->type_tag) && tag_holds((PyTypeObject *)owner, s->cls_tag);
+        if (!skip_identity && !same && type_lookup(t, s->name) != s->meta_descr)
             return TR_GUARD_META_ATTR;
-        if (!skip_identity && type_lookup((PyTypeObject *)owner, s->name) != s->descr)
+        if (!skip_identity && !same &&
+            type_lookup((PyTypeObject *)owner, s->name) != s->descr)
             return TR_GUARD_CLASS_ATTR;
         if (s->meta_descr != NULL && (Py_TYPE(s->meta_descr)->tp_descr_get != s->dget ||
                                       Py_TYPE(s->meta_descr)->tp_descr_set != s->dset))
             return TR_GUARD_DESCR_TYPE;
         return -1;
     }
-    if (s->hook != NULL || s->getattro != PyObject_GenericGetAttr) {
+    /* Unchanged tag: __getattribute__, __getattr__ and name resolve as recorded. */
+    int same = tag_holds(t, s->type_tag);
+    if (!same && (s->hook != NULL || s->getattro != PyObject_GenericGetAttr)) {
         PyObject *hook = NULL;
         if (!generic_getattro(t, &hook) || hook != s->hook)
             return TR_GUARD_HOOK;
     }
-    if (!skip_identity && type_lookup(t, s->name) != s->descr)
+    if (!skip_identity && !same && type_lookup(t, s->name) != s->descr)
         return TR_GUARD_CLASS_ATTR;
     if (s->descr != NULL && (Py_TYPE(s->descr)->tp_descr_get != s->dget ||
                              Py_TYPE(s->descr)->tp_descr_set != s->dset))
@@ -216,7 +233,18 @@ int tr_guard_check(const TrStep *s, PyObject *owner, unsigned faults)
     return -1;
 }
 
-void tr_step_clear(TrStep *s)
+/* The tags are left out: an entry whose tag went stale only sends its check down the
+ * lookups, which decide the same. */
+int tr_attr_step_equal(const TrAttrStep *a, const TrAttrStep *b)
+{
+    return a->kind == b->kind && a->input == b->input && a->name == b->name &&
+           a->type == b->type && a->getattro == b->getattro && a->cls == b->cls &&
+           a->descr == b->descr && a->dget == b->dget && a->dset == b->dset &&
+           a->meta_descr == b->meta_descr && a->hook == b->hook &&
+           a->dict_has == b->dict_has && a->slot_set == b->slot_set && a->result == b->result;
+}
+
+void tr_step_clear(TrAttrStep *s)
 {
     Py_CLEAR(s->type);
     Py_CLEAR(s->cls);

@@ -152,9 +152,9 @@ static int entry_check(TrRecTrace *t, PyObject *const *args, Py_ssize_t nargs,
     }
     Py_ssize_t end = t->precheck_end >= 0 ? t->precheck_end : t->nsteps;
     for (Py_ssize_t i = 0; i < end; i++) {
-        TrStep *s = &t->steps[i];
-        if (s->op != TR_OP_LOAD_ATTR && s->op != TR_OP_LOAD_METHOD)
+        if (t->steps[i].attr < 0)
             continue;
+        TrAttrStep *s = &t->attrs[t->steps[i].attr];
         PyObject *owner = s->input >= 0 ? args[s->input] : s->cls;
         if (owner == NULL)
             continue;
@@ -231,6 +231,7 @@ struct TrRecorder *tr_jit_record_begin(PyObject *fn, PyObject *const *args, size
 void tr_jit_record_end(TrJitCache *c, struct TrRecorder *rec, int ok)
 {
     TrRecTrace *t = rec->trace;
+    PyMem_Free(rec->last_attr);
     PyMem_Free(rec);
     tr_stat_add(TR_STAT_TRACES);
     if (!ok && t->unreusable < 0)
@@ -262,6 +263,7 @@ void tr_jit_record_end(TrJitCache *c, struct TrRecorder *rec, int ok)
         tr_stat_add(TR_STAT_EVICTIONS);
         trace_release(old);
     }
+    tr_rectrace_compact(t);
     t->refs = 1;
     c->traces[c->n++] = t;
 }

@@ -14,6 +14,7 @@
 
 #include "tr_provcheck.h"
 #include "tr_run.h"
+#include "tr_core.h"
 #include "structmember.h"
 
 int tr_provcheck_on = 1;
@@ -102,13 +103,9 @@ static int resolve_instance(PyObject *owner, PyObject *name, PyObject **found)
         if (!PyDict_CheckExact(*dp))
             return RS_UNKNOWN;
         /* A key that is not an exact str could run its __eq__ during the lookup. */
-        PyObject *k, *v;
-        Py_ssize_t pos = 0;
-        while (PyDict_Next(*dp, &pos, &k, &v)) {
-            if (!PyUnicode_CheckExact(k))
-                return RS_UNKNOWN;
-        }
-        v = PyDict_GetItemWithError(*dp, name);
+        if (!tr_dict_keys_all_str(*dp))
+            return RS_UNKNOWN;
+        PyObject *v = PyDict_GetItemWithError(*dp, name);
         if (v != NULL) {
             *found = v;
             return RS_VALUE;
@@ -265,7 +262,7 @@ void tr_provcheck_reset(void)
 }
 
 /* How a replayed step says it resolved, for the message. */
-static const char *step_via(const TrStep *s)
+static const char *step_via(const TrAttrStep *s)
 {
     if (s->kind == TR_AK_DATA_DESC && s->descr != NULL && Py_IS_TYPE(s->descr, &PyMemberDescr_Type))
         return "slot";
@@ -289,7 +286,7 @@ static const char *step_via(const TrStep *s)
     return "?";
 }
 
-int tr_provcheck_step(const TrStep *s, PyObject *owner, PyObject *value, int method)
+int tr_provcheck_step(const TrAttrStep *s, PyObject *owner, PyObject *value, int method)
 {
     if (!tr_provcheck_on)
         return 0;

@@ -42,7 +42,7 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
 
 /* The replay's form: the load of step s on owner produced value (LOAD_METHOD's
  * unbound function when method is 1). Same contract as tr_provcheck_load. */
-int tr_provcheck_step(const TrStep *s, PyObject *owner, PyObject *value, int method);
+int tr_provcheck_step(const TrAttrStep *s, PyObject *owner, PyObject *value, int method);
 
 /* Adds "provcheck.checked", "provcheck.skipped", "provcheck.failures" to d. 0 or -1. */
 int tr_provcheck_stats(PyObject *d);

@@ -12,6 +12,18 @@
 #include "tr_frame.h"
 #include "tr_faults.h"
 
+/* The recording's scratch arrays, kept for the process: a trace grows step by step
+ * and only then is known to be kept, so it is recorded here (grown once per process,
+ * not once per call) and copied out at its exact size. Growing and releasing a
+ * fresh array per traced call made glibc extend and trim the heap on every call, and
+ * while older traces lived each doubling copied into fresh pages (issue 14: tracing
+ * 4-13x slower). One recording owns them at a time; a nested one (jit called inside a
+ * traced call) grows its own arrays. */
+static TrStep *scratch_steps;
+static TrAttrStep *scratch_attrs;
+static Py_ssize_t scratch_cap, scratch_capattrs;
+static int scratch_busy;
+
 TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t nargs,
                             int has_kwargs)
 {
@@ -36,16 +48,43 @@ TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t narg
     t->nargs = nargs;
     for (Py_ssize_t i = 0; i < nargs; i++)
         t->arg_types[i] = (PyTypeObject *)Py_NewRef(Py_TYPE(args[i]));
+    if (!scratch_busy) {
+        scratch_busy = 1;
+        t->scratch = 1;
+        t->steps = scratch_steps;
+        t->cap = scratch_cap;
+        t->attrs = scratch_attrs;
+        t->capattrs = scratch_capattrs;
+    }
     return t;
+}
+
+/* Hands the (possibly grown) scratch arrays back for the next recording. */
+static void release_scratch(TrRecTrace *t)
+{
+    scratch_steps = t->steps;
+    scratch_cap = t->cap;
+    scratch_attrs = t->attrs;
+    scratch_capattrs = t->capattrs;
+    scratch_busy = 0;
+    t->scratch = 0;
+    t->steps = NULL;
+    t->attrs = NULL;
+    t->cap = t->capattrs = 0;
 }
 
 void tr_rectrace_free(TrRecTrace *t)
 {
     if (t == NULL)
         return;
-    for (Py_ssize_t i = 0; i < t->nsteps; i++)
-        tr_step_clear(&t->steps[i]);
-    PyMem_Free(t->steps);
+    for (Py_ssize_t i = 0; i < t->nattrs; i++)
+        tr_step_clear(&t->attrs[i]);
+    if (t->scratch)
+        release_scratch(t);
+    else {
+        PyMem_Free(t->attrs);
+        PyMem_Free(t->steps);
+    }
     if (t->arg_types != NULL) {
         for (Py_ssize_t i = 0; i < t->nargs; i++)
             Py_XDECREF(t->arg_types[i]);
@@ -56,14 +95,58 @@ void tr_rectrace_free(TrRecTrace *t)
     PyMem_Free(t);
 }
 
+void tr_rectrace_compact(TrRecTrace *t)
+{
+    if (t->scratch) {
+        TrStep *s = PyMem_Malloc((size_t)(t->nsteps ? t->nsteps : 1) * sizeof(TrStep));
+        TrAttrStep *a = PyMem_Malloc((size_t)(t->nattrs ? t->nattrs : 1) * sizeof(TrAttrStep));
+        if (s == NULL || a == NULL) {
+            /* Keep the scratch arrays themselves: the next recording grows new ones. */
+            PyMem_Free(s);
+            PyMem_Free(a);
+            t->scratch = 0;
+            scratch_busy = 0;
+            scratch_steps = NULL;
+            scratch_attrs = NULL;
+            scratch_cap = scratch_capattrs = 0;
+            return;
+        }
+        memcpy(s, t->steps, (size_t)t->nsteps * sizeof(TrStep));
+        memcpy(a, t->attrs, (size_t)t->nattrs * sizeof(TrAttrStep));   /* moves the refs */
+        Py_ssize_t n = t->nsteps, na = t->nattrs;
+        release_scratch(t);
+        t->steps = s;
+        t->nsteps = t->cap = n;
+        t->attrs = a;
+        t->nattrs = t->capattrs = na;
+        return;
+    }
+    /* Shrinking never moves a block in glibc or pymalloc; on failure the larger block
+     * stays, which is as good. */
+    if (t->nsteps > 0 && t->nsteps < t->cap) {
+        TrStep *s = PyMem_Realloc(t->steps, (size_t)t->nsteps * sizeof(TrStep));
+        if (s != NULL) {
+            t->steps = s;
+            t->cap = t->nsteps;
+        }
+    }
+    if (t->nattrs > 0 && t->nattrs < t->capattrs) {
+        TrAttrStep *a = PyMem_Realloc(t->attrs, (size_t)t->nattrs * sizeof(TrAttrStep));
+        if (a != NULL) {
+            t->attrs = a;
+            t->capattrs = t->nattrs;
+        }
+    }
+}
+
 int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg)
 {
     Py_VISIT(t->func);
     Py_VISIT(t->code);
     for (Py_ssize_t i = 0; i < t->nargs; i++)
         Py_VISIT(t->arg_types[i]);
-    for (Py_ssize_t i = 0; i < t->nsteps; i++) {
-        TrStep *s = &t->steps[i];
+    for (Py_ssize_t i = 0; i < t->nattrs; i++) {
+        TrAttrStep *s = &t->attrs[i];
         Py_VISIT(s->type);
         Py_VISIT(s->cls);
         Py_VISIT(s->descr);
@@ -141,6 +224,33 @@ void tr_record_call(TrRun *run, PyObject *callable)
         mark(run->rec->trace, TR_UR_FRAME_CALL);
 }
 
+/* The index of the attribute entry just filled at t->attrs[t->nattrs]: an earlier
+ * entry of the same instruction when it is identical (then the new one is released),
+ * else the new one. Under skip_getter_on_replay every step keeps its own entry: that
+ * fault stores a getter's result per step. */
+static int intern_attr(struct TrRecorder *r, TrRecTrace *t, int offset, int per_step)
+{
+    PyCodeObject *co = (PyCodeObject *)t->code;
+    if (!per_step && r->last_attr == NULL) {
+        Py_ssize_t n = Py_SIZE(co);
+        r->last_attr = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+        if (r->last_attr != NULL) {
+            for (Py_ssize_t i = 0; i < n; i++)
+                r->last_attr[i] = -1;
+        }
+    }
+    TrAttrStep *a = &t->attrs[t->nattrs];
+    if (!per_step && r->last_attr != NULL && offset >= 0 && offset < Py_SIZE(co)) {
+        int prev = r->last_attr[offset];
+        if (prev >= 0 && tr_attr_step_equal(&t->attrs[prev], a)) {
+            tr_step_clear(a);
+            return prev;
+        }
+        r->last_attr[offset] = (int)t->nattrs;
+    }
+    return (int)t->nattrs++;
+}
+
 void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
 {
     struct TrRecorder *r = run->rec;
@@ -154,12 +264,13 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
     /* Under skip_getter_on_replay the trace keeps what the previous getter returned
      * (that bug): the previous step's result is on top of the stack now. */
     if (TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY) && t->nsteps > 0 && f->sp > 0) {
-        TrStep *p = &t->steps[t->nsteps - 1];
-        if (p->op == TR_OP_LOAD_ATTR && p->result == NULL &&
+        TrStep *ps = &t->steps[t->nsteps - 1];
+        TrAttrStep *p = ps->attr >= 0 ? &t->attrs[ps->attr] : NULL;
+        if (p != NULL && ps->op == TR_OP_LOAD_ATTR && p->result == NULL &&
             (p->kind == TR_AK_DATA_DESC || p->kind == TR_AK_NONDATA_DESC ||
              p->kind == TR_AK_GETATTR || p->kind == TR_AK_META_DATA ||
              p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_META_NONDATA) &&
-            offset == p->offset + 1 + tr_opcode_caches(TR_OP_LOAD_ATTR))
+            offset == ps->offset + 1 + tr_opcode_caches(TR_OP_LOAD_ATTR))
             p->result = Py_XNewRef(f->stack[f->sp - 1].obj);
     }
     if (!tr_replay_supports(op) || (op == TR_OP_MAKE_FUNCTION && (oparg & 8))) {
@@ -181,26 +292,39 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
         t->cap = cap;
     }
     TrStep *s = &t->steps[t->nsteps];
-    memset(s, 0, sizeof *s);
     s->offset = offset;
     s->op = (unsigned char)op;
     s->oparg = oparg;
-    s->input = -1;
+    s->attr = -1;
     switch (op) {
     case TR_OP_LOAD_ATTR:
     case TR_OP_LOAD_METHOD: {
+        if (t->nattrs == t->capattrs) {
+            Py_ssize_t cap = t->capattrs ? 2 * t->capattrs : 16;
+            TrAttrStep *na = PyMem_Realloc(t->attrs, (size_t)cap * sizeof(TrAttrStep));
+            if (na == NULL) {
+                mark(t, TR_UR_TOO_LONG);
+                return;
+            }
+            t->attrs = na;
+            t->capattrs = cap;
+        }
+        TrAttrStep *a = &t->attrs[t->nattrs];
+        memset(a, 0, sizeof *a);
+        a->input = -1;
         TrValue owner = f->stack[f->sp - 1];
         PyObject *name = PyTuple_GET_ITEM(f->code->co_names, oparg);
         if (owner.prov != NULL && owner.prov->kind == TR_PROV_INPUT && owner.prov->name == NULL &&
             owner.prov->index >= 0 && owner.prov->index < r->nargs &&
             r->args[owner.prov->index] == owner.obj)
-            s->input = owner.prov->index;
-        if (tr_guard_record(s, owner.obj, name, op == TR_OP_LOAD_METHOD, run->faults) < 0) {
+            a->input = owner.prov->index;
+        if (tr_guard_record(a, owner.obj, name, op == TR_OP_LOAD_METHOD, run->faults) < 0) {
             PyErr_Clear();
-            tr_step_clear(s);
+            tr_step_clear(a);
             mark(t, TR_UR_FAILED);
             return;
         }
+        s->attr = intern_attr(r, t, offset, TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY));
         break;
     }
     case TR_OP_STORE_ATTR:

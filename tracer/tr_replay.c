@@ -118,7 +118,7 @@ static int pure_call(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
 /* ---- the resolved step of an attribute load ---- */
 
 /* The load of a step whose guards passed: a new reference or NULL. */
-static PyObject *replay_load(TrReplayState *st, TrStep *s, PyObject *owner)
+static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
 {
     PyObject *r = NULL;
     if (s->result != NULL)          /* fault skip_getter_on_replay */
@@ -507,26 +507,27 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_LOAD_ATTR:
         case TR_OP_LOAD_METHOD: {
             PyObject *owner = TOP().obj;
-            int g = tr_guard_check(s, owner, st->faults);
+            TrAttrStep *a = &t->attrs[s->attr];
+            int g = tr_guard_check(a, owner, st->faults);
             if (g >= 0) {
                 exit_reason = TR_EXIT_GUARD;
                 guard_kind = g;
                 next = prefix_start(f, here);
                 goto exit;
             }
-            if (op == TR_OP_LOAD_METHOD && s->kind == TR_AK_METHOD) {
+            if (op == TR_OP_LOAD_METHOD && a->kind == TR_AK_METHOD) {
                 /* (owner -- meth self): the function found on the type, unbound. */
-                if (tr_provcheck_on && tr_provcheck_step(s, owner, s->descr, 1) < 0)
+                if (tr_provcheck_on && tr_provcheck_step(a, owner, a->descr, 1) < 0)
                     goto error;
                 PyObject *self = TOP().obj;
-                TOP().obj = Py_NewRef(s->descr);
+                TOP().obj = Py_NewRef(a->descr);
                 PUSH_OBJ(self);
                 break;
             }
-            PyObject *r = replay_load(st, s, owner);
+            PyObject *r = replay_load(st, a, owner);
             if (r == NULL)
                 goto error;
-            if (tr_provcheck_on && tr_provcheck_step(s, owner, r, 0) < 0) {
+            if (tr_provcheck_on && tr_provcheck_step(a, owner, r, 0) < 0) {
                 Py_DECREF(r);
                 goto error;
             }

@@ -60,15 +60,14 @@ typedef enum {
     TR_GUARD__COUNT
 } TrGuardKind;
 
-/* One recorded instruction of the top-level frame. Objects are strong references
- * owned by the trace (a guard keeps alive what it compares, so a freed object whose
- * address is reused can never pass it); never the call's arguments or results, except
- * `result` under the fault skip_getter_on_replay, which is that bug. */
+/* How one recorded attribute load (LOAD_ATTR, LOAD_METHOD) resolved, with its guards.
+ * Objects are strong references owned by the trace (a guard keeps alive what it
+ * compares, so a freed object whose address is reused can never pass it); never the
+ * call's arguments or results, except `result` under the fault skip_getter_on_replay,
+ * which is that bug. Kept apart from TrStep: a quarter of the steps or fewer are
+ * attribute loads, and a trace lives as long as its jit object (issue 14: 112-byte
+ * steps made a kept trace ~60 KiB and its growth and release churned the heap). */
 typedef struct {
-    int offset;                  /* code unit of the instruction (after EXTENDED_ARG) */
-    unsigned char op;
-    int oparg;
-    /* attribute steps (LOAD_ATTR, LOAD_METHOD) */
     TrAttrKind kind;
     int input;                   /* owner was INPUT[input] (positional), else -1 */
     PyObject *name;              /* borrowed from co_names (the code is kept alive) */
@@ -80,9 +79,21 @@ typedef struct {
     descrsetfunc dset;           /* type(descr)->tp_descr_set when recorded */
     PyObject *meta_descr;        /* class access: lookup(metatype, name) */
     PyObject *hook;              /* lookup(type, "__getattr__") or NULL */
+    unsigned int type_tag;       /* type(owner)'s tp_version_tag after the lookups, 0 none */
+    unsigned int cls_tag;        /* class access: the class's tag, 0 none */
     int dict_has;                /* -1 no dict, 0 key absent, 1 key present */
     int slot_set;                /* -1 not a slot, 0 unset, 1 set */
     PyObject *result;            /* fault skip_getter_on_replay only */
+} TrAttrStep;
+
+/* One recorded instruction of the top-level frame. */
+typedef struct {
+    int offset;                  /* code unit of the instruction (after EXTENDED_ARG) */
+    int oparg;
+    int attr;                    /* attribute loads: index in TrRecTrace.attrs, else -1;
+                                    steps of one instruction that resolved alike share
+                                    one entry */
+    unsigned char op;
 } TrStep;
 
 /* Why a trace cannot be reused (statistics). */
@@ -112,6 +123,10 @@ typedef struct TrRecTrace {
     int has_kwargs;              /* keyword arguments: never replayed (not recorded) */
     TrStep *steps;
     Py_ssize_t nsteps, cap;
+    TrAttrStep *attrs;           /* the attribute loads' resolutions, in step order */
+    Py_ssize_t nattrs, capattrs;
+    int scratch;                 /* steps and attrs are the recorder's scratch arrays
+                                    (tr_record.c) until tr_rectrace_compact */
     int unreusable;              /* -1 reusable, else a TrUnreusable */
     int precheck_end;            /* steps before the first store: checked at entry */
     int refs;                    /* the cache's 1 + replays running it (a replayed call
@@ -127,6 +142,10 @@ struct TrRecorder {
     PyObject *const *args;       /* borrowed: the call's positional arguments */
     Py_ssize_t nargs;
     int last;                    /* index of the last step, -1 before the first */
+    /* Per code unit of the function, the attrs index last recorded there (-1 none), or
+     * NULL: a load that resolves as its previous execution did (every iteration of a
+     * loop, mostly) shares that entry instead of storing ~100 bytes again. */
+    int *last_attr;
 };
 
 /* ---- tr_record.c ---- */
@@ -135,6 +154,9 @@ struct TrRecorder {
 TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t nargs,
                             int has_kwargs);
 void tr_rectrace_free(TrRecTrace *t);                  /* NULL-safe */
+/* The trace is kept from now on: its steps move out of the scratch arrays into blocks
+ * of their exact size (or keep a larger block if that allocation fails). */
+void tr_rectrace_compact(TrRecTrace *t);
 int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg);
 /* The hook of tr_eval.c: called before each instruction of the top-level frame. */
 void tr_record_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg);
@@ -150,12 +172,15 @@ int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs);
 /* ---- tr_guard.c ---- */
 /* Fills step's guards and kind for an attribute load of name on owner (LOAD_ATTR, or
  * LOAD_METHOD when method is 1). 0, or -1 with an exception set. */
-int tr_guard_record(TrStep *step, PyObject *owner, PyObject *name, int method,
+int tr_guard_record(TrAttrStep *step, PyObject *owner, PyObject *name, int method,
                     unsigned faults);
 /* Checks step's guards against owner now: -1 when they pass, else the TrGuardKind of
  * the first that fails. Never sets an exception. */
-int tr_guard_check(const TrStep *step, PyObject *owner, unsigned faults);
-void tr_step_clear(TrStep *step);
+int tr_guard_check(const TrAttrStep *step, PyObject *owner, unsigned faults);
+void tr_step_clear(TrAttrStep *step);
+/* 1 when a and b resolve the same way behind the same guards (every field identical but
+ * the version tags, which only shortcut the checks). */
+int tr_attr_step_equal(const TrAttrStep *a, const TrAttrStep *b);
 
 /* ---- tr_replay.c ---- */
 /* Replays t for a call with these arguments. Returns a new reference (the call's

@@ -52,8 +52,19 @@ struct TrTrace {
     uint64_t serial;         /* operations recorded, including dropped ones */
 };
 
+/* One released trace kept with its arrays for the next call: a traced call keeps its
+ * trace until the next one ends, so two alternate and their entries and arena are
+ * grown once per process instead of reallocated on every call (issue 14: the growth
+ * was a tenth of a traced call while older traces lived, fresh pages each time). */
+static TrTrace *spare;
+
 TrTrace *tr_trace_new(void)
 {
+    if (spare != NULL) {
+        TrTrace *t = spare;
+        spare = NULL;
+        return t;
+    }
     TrTrace *t = PyMem_Calloc(1, sizeof *t);
     if (t == NULL)
         PyErr_NoMemory();
@@ -69,6 +80,19 @@ void tr_trace_free(TrTrace *trace)
         Py_XDECREF(e->name);
         Py_XDECREF(e->code);
         tr_prov_decref(e->prov);
+    }
+    if (spare == NULL) {
+        TrEntry *entries = trace->entries;
+        char *arena = trace->arena;
+        Py_ssize_t cap = trace->capentries;
+        size_t arenacap = trace->arenacap;
+        memset(trace, 0, sizeof *trace);
+        trace->entries = entries;
+        trace->capentries = cap;
+        trace->arena = arena;
+        trace->arenacap = arenacap;
+        spare = trace;
+        return;
     }
     PyMem_Free(trace->entries);
     PyMem_Free(trace->arena);

@@ -1,0 +1,327 @@
+#!/usr/bin/python3.11
+"""bench/perf.py: issue 14's one benchmark command, one table from one run.
+
+    /usr/bin/python3.11 bench/perf.py [--count N] [--loop-runs R] [--rss-execs E]
+                                      [--repeat K] [--faultzoo SECONDS] [--json FILE]
+                                      [--dev DIR] [--fuzz-build DIR]
+
+Rows (every rate per CPU second of the process measured, user + sys, so per core
+whatever else the machine runs; every ratio from this same run):
+
+  reference    compile + exec + make() + two calls of one fixed 30-line descriptor
+               program (REFERENCE below, never edited): programs/s. Divide any other
+               rate by it to compare machines.
+  raw          the same for the N generated programs of `tracefuzz gen --seed 7`
+               (without their __main__ block, as tf_fuzz runs them): programs/s, and
+               the share of it that is compile().
+  fuzz         tf_fuzz (fuzz-fast build) over those N programs once (`-runs=0 DIR`) and
+               its fuzzing loop (R runs from corpus/seed, -seed=1, the dictionary), on
+               `builtin` and `identity`: execs/s, start-up (CPython, target, libFuzzer)
+               measured with an empty corpus and subtracted (bench/throughput.py).
+  tracer       per program of bench/reuse_bench.py (descriptor set) and
+               bench/attr_programs.py (attribute-heavy set): traced/eager and
+               replayed/eager (median CPU time of K calls each), traced with 200 older jit
+               objects alive / traced, and the attribute set's geomeans.
+  rss          tf_fuzz builtin's RSS growth over E execs of the fuzzing loop (libFuzzer's
+               `rss:` after INITED, at E/2 and at DONE); when E < 100,000 also the second
+               half's slope scaled to 100,000 execs, labelled an estimate (the code
+               cache's 8,192 pieces and the corpus fill first, so the whole run's growth
+               scaled linearly would overstate it).
+  faultzoo     with --faultzoo S: bench/faultzoo.py --time S --count 2000 (slow: about
+               S seconds per fault), its table appended and its found/total in the main
+               table.
+
+Needs the dev build (tfpython) and the fuzz-fast build (tf_fuzz, tracefuzz); builds what
+is missing. Not a ctest: timings are not pass/fail. `uptime`'s load average is printed
+with the table (the machine is shared: say it next to any figure you quote).
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import throughput  # noqa: E402  (run_fuzzer, MAIN_BLOCK: reused, not copied)
+
+# The machine-speed reference: fixed forever (a change makes old tables incomparable).
+REFERENCE = '''LOG = []
+class Desc:
+    def __init__(self, name):
+        self.name = name
+    def __get__(self, obj, owner=None):
+        LOG.append(("get", self.name))
+        return self if obj is None else obj.__dict__.get("_" + self.name, 0)
+    def __set__(self, obj, value):
+        LOG.append(("set", self.name))
+        obj.__dict__["_" + self.name] = value
+class Base:
+    d = Desc("d")
+    k = 3
+    @property
+    def p(self):
+        return self.k * 2
+    def m(self, x):
+        return x + self.k
+class Child(Base):
+    k = 5
+    def __getattr__(self, name):
+        return len(name)
+def make():
+    c = Child()
+    c.d = 4
+    return (c, Base())
+def program(a, b):
+    a.d = a.d + b.p
+    return (a.d, a.p, a.m(1), b.m(2), a.missing, b.k, len(LOG))
+'''
+
+RSS_RE = re.compile(r"#(\d+)\s+(INITED|DONE|pulse|NEW|REDUCE)\b.*?rss: (\d+)Mb")
+
+
+def cpu_self():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def load():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def run_programs(codes, calls=2):
+    """exec + make() + `calls` calls of program per code object."""
+    for code in codes:
+        ns = {"__name__": "tfprog", "__builtins__": __builtins__}
+        exec(code, ns)
+        f, args = ns["program"], ns["make"]()
+        for _ in range(calls):
+            try:
+                f(*args)
+            except Exception:
+                pass
+
+
+def per_cpu_second(fn, n, rounds=3):
+    """n / the least CPU time of `rounds` runs of fn."""
+    best = None
+    for _ in range(rounds):
+        t0 = cpu_self()
+        fn()
+        dt = cpu_self() - t0
+        best = dt if best is None else min(best, dt)
+    return n / max(best, 1e-9)
+
+
+def reference_rate():
+    n = 2000
+
+    def go():
+        run_programs([compile(REFERENCE, "<reference>", "exec") for _ in range(n)])
+    return per_cpu_second(go, n)
+
+
+def raw_rates(sources):
+    """(compile + exec + make + 2 calls) and compile alone, programs/s."""
+    n = len(sources)
+
+    def both():
+        run_programs([compile(s, "<tfprog>", "exec") for s in sources])
+
+    def comp():
+        for s in sources:
+            compile(s, "<tfprog>", "exec")
+    return per_cpu_second(both, n), per_cpu_second(comp, n)
+
+
+def ensure_builds(dev, fast):
+    for preset, tree, targets in (("dev", dev, ["tfpython"]),
+                                  ("fuzz-fast", fast, ["tf_fuzz", "tracefuzz"])):
+        if not all(os.path.exists(os.path.join(tree, t)) for t in targets):
+            if os.path.abspath(tree) != os.path.join(ROOT, "build", preset):
+                sys.exit(f"bench/perf.py: {tree} lacks {' '.join(targets)}")
+            subprocess.run(["cmake", "--preset", preset], cwd=ROOT, check=True,
+                           stdout=subprocess.DEVNULL)
+            subprocess.run(["cmake", "--build", "--preset", preset, "-j2", "--target"]
+                           + targets, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return dev, fast
+
+
+def fuzz_rates(fast, tmp, tf_dir, count, loop):
+    fuzzer = os.path.join(fast, "tf_fuzz")
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty, exist_ok=True)
+    rates = {}
+    for target in ("builtin", "identity"):
+        base, _ = throughput.run_fuzzer(fuzzer, target, ["-runs=0", empty])
+        cpu, _ = throughput.run_fuzzer(fuzzer, target, ["-runs=0", tf_dir])
+        rates["programs-" + target] = count / max(cpu - base, 1e-9)
+        work = os.path.join(tmp, "loop-" + target)
+        os.makedirs(work)
+        cpu, err = throughput.run_fuzzer(fuzzer, target, [
+            "-runs=%d" % loop, "-seed=1", "-dict=" + os.path.join(ROOT, "corpus", "tracefuzz.dict"),
+            work, os.path.join(ROOT, "corpus", "seed")])
+        rates["loop-" + target] = loop / max(cpu - base, 1e-9)
+        rates["corpus-" + target] = len(os.listdir(work))
+    return rates
+
+
+def rss_growth(fast, tmp, execs):
+    """[(execs, MiB)] of one builtin fuzzing loop: libFuzzer's `rss:` at INITED and on
+    every later status line (NEW, REDUCE, pulse, DONE)."""
+    work = os.path.join(tmp, "rss")
+    os.makedirs(work)
+    _, err = throughput.run_fuzzer(os.path.join(fast, "tf_fuzz"), "builtin", [
+        "-runs=%d" % execs, "-seed=2", "-dict=" + os.path.join(ROOT, "corpus", "tracefuzz.dict"),
+        work, os.path.join(ROOT, "corpus", "seed")])
+    series = []
+    for m in RSS_RE.finditer(err):
+        if series or m.group(2) == "INITED":
+            series.append((int(m.group(1)), int(m.group(3))))
+    if len(series) < 2:
+        sys.exit("bench/perf: no rss figures in tf_fuzz's output:\n" + err[-2000:])
+    return series
+
+
+def rss_at(series, n):
+    """MiB at the last status line at or before exec n."""
+    return [r for e, r in series if e <= n][-1]
+
+
+def tracer_rows(dev, repeat):
+    p = subprocess.run([os.path.join(dev, "tfpython"), os.path.join(ROOT, "bench", "reuse_bench.py"),
+                        "--set", "all", "--repeat", str(repeat), "--alive", "200", "--json"],
+                       capture_output=True, text=True, env=dict(os.environ, TRACEFUZZ_FAULTS=""))
+    if p.returncode != 0:
+        sys.exit("bench/perf: reuse_bench.py failed:\n" + p.stderr[-3000:])
+    return [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+
+
+def faultzoo(dev, fast, seconds, tmp):
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "faultzoo.py"),
+                        "--time", str(seconds), "--count", "2000", "--dev", dev,
+                        "--fuzz-build", fast, "--work", os.path.join(tmp, "faultzoo")],
+                       capture_output=True, text=True)
+    rows = [l for l in p.stdout.splitlines() if l.startswith("|")]
+    return p.returncode, p.stdout, rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--count", type=int, default=200, help="generated programs (seed 7)")
+    ap.add_argument("--loop-runs", type=int, default=2000, help="fuzzing-loop runs per target")
+    ap.add_argument("--rss-execs", type=int, default=20000,
+                    help="execs of the RSS run (scaled to 100,000 when fewer)")
+    ap.add_argument("--repeat", type=int, default=200, help="calls per tracer median")
+    ap.add_argument("--faultzoo", type=float, default=0, metavar="SECONDS",
+                    help="also run bench/faultzoo.py with this budget per fault")
+    ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--dev", default=os.path.join(ROOT, "build", "dev"),
+                    help="build tree with tfpython (the tracer rows)")
+    ap.add_argument("--fuzz-build", default=os.path.join(ROOT, "build", "fuzz-fast"),
+                    help="build tree with tf_fuzz and tracefuzz")
+    opts = ap.parse_args()
+    dev, fast = ensure_builds(opts.dev, opts.fuzz_build)
+    tmp = tempfile.mkdtemp(prefix="tf-perf-")
+    throughput.ARTIFACTS.append("-artifact_prefix=" + tmp + "/")
+    load_start, started = load(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    fig = {}
+    try:
+        tf_dir, py_dir = os.path.join(tmp, "tf"), os.path.join(tmp, "py")
+        for out, extra in ((tf_dir, []), (py_dir, ["--py"])):
+            subprocess.run([os.path.join(fast, "tracefuzz"), "gen", "--count", str(opts.count),
+                            "--seed", "7", "--out", out] + extra, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        sources = []
+        for n in sorted(os.listdir(py_dir)):
+            src = open(os.path.join(py_dir, n)).read()
+            cut = src.find(throughput.MAIN_BLOCK)
+            sources.append(src[:cut + 1] if cut >= 0 else src)
+        lines = sum(s.count("\n") for s in sources) / len(sources)
+
+        fig["reference"] = reference_rate()
+        fig["raw"], compile_rate = raw_rates(sources)
+        fig["raw_compile_share"] = fig["raw"] / compile_rate
+        fig.update(fuzz_rates(fast, tmp, tf_dir, opts.count, opts.loop_runs))
+        fig["tracer"] = tracer_rows(dev, opts.repeat)
+        series = rss_growth(fast, tmp, opts.rss_execs)
+        (e0, r0), (e1, r1) = series[0], series[-1]
+        half = e0 + (e1 - e0) // 2
+        rh = rss_at(series, half)
+        fig["rss_series"] = series
+        fig["rss_growth_mib"] = r1 - r0
+        fig["rss_execs"] = n = e1 - e0
+        # the code cache and libFuzzer's corpus fill first, then growth should stop:
+        # the second half's slope is the estimate of what goes on growing
+        fig["rss_steady_100k_mib"] = (r1 - rh) * 100000 / max(e1 - half, 1)
+        if opts.faultzoo:
+            rc, zoo_text, zoo_rows = faultzoo(dev, fast, opts.faultzoo, tmp)
+            fig["faultzoo_rc"] = rc
+        load_end = load()
+
+        ref = fig["reference"]
+        out = []
+        out.append(f"bench/perf.py  {started}  load average {load_start} at start, "
+                   f"{load_end} at end (`uptime`, 2 cores)")
+        out.append(f"{opts.count} generated programs (seed 7, {lines:.0f} lines on average), "
+                   f"fuzzing loop {opts.loop_runs} runs from corpus/seed")
+        out.append("")
+        out.append("| measure | value | unit | / reference |")
+        out.append("|---|---|---|---|")
+
+        def row(what, v, unit, ratio=True):
+            out.append(f"| {what} | {v:,.0f} | {unit} | {v / ref:.3f} |" if ratio
+                       else f"| {what} | {v} | {unit} | |")
+        row("reference: fixed 30-line descriptor program, compile + exec + 2 calls", ref,
+            "programs/CPU s")
+        row("raw CPython: the generated programs, compile + exec + 2 calls", fig["raw"],
+            "programs/CPU s")
+        row("raw CPython: of which compile", f"{100 * fig['raw_compile_share']:.0f}", "%", False)
+        for t in ("builtin", "identity"):
+            row(f"tf_fuzz {t}: the same programs once", fig["programs-" + t], "execs/CPU s")
+        for t in ("builtin", "identity"):
+            row(f"tf_fuzz {t}: fuzzing loop ({fig['corpus-' + t]} inputs added)",
+                fig["loop-" + t], "execs/CPU s")
+        row("tf_fuzz builtin / raw CPython (same programs)",
+            f"{fig['programs-builtin'] / fig['raw']:.2f}", "ratio", False)
+        for r in fig["tracer"]:
+            row(f"tracer {r['set']} {r['name']}: traced / eager, replayed / eager",
+                f"{r['trace/eager']:.2f}, {r['replay/eager']:.2f}", "ratio", False)
+        for s in ("descr", "attr"):
+            sub = [r for r in fig["tracer"] if r["set"] == s]
+            gt = statistics.geometric_mean([r["trace/eager"] for r in sub])
+            ge = statistics.geometric_mean([r["replay/eager"] for r in sub])
+            ga = statistics.geometric_mean([r["alive/traced"] for r in sub])
+            fig[f"geomean_{s}"] = (gt, ge, ga)
+            row(f"tracer {s} set geomean: traced / eager, replayed / eager "
+                f"(targets <= 4, <= 1.3 on attr)", f"{gt:.2f}, {ge:.2f}", "ratio", False)
+            row(f"tracer {s} set geomean: traced with 200 older jit objects alive / traced",
+                f"{ga:.2f}", "ratio", False)
+        row(f"RSS growth over {n:,} execs (builtin loop, after INITED)",
+            fig["rss_growth_mib"], f"MiB ({r0} -> {rh} at half -> {r1} MiB)", False)
+        if n < 100000:
+            row("RSS growth per 100,000 execs, the second half's slope scaled linearly",
+                f"{fig['rss_steady_100k_mib']:.1f}", "MiB (an estimate: rerun with "
+                "--rss-execs 100000 for the figure)", False)
+        if opts.faultzoo:
+            row(f"fault zoo ({opts.faultzoo:.0f} s per fault): exit status", fig["faultzoo_rc"],
+                "0 = every fault found, no false finding", False)
+        print("\n".join(out))
+        if opts.faultzoo:
+            print()
+            print(zoo_text.rstrip())
+        if opts.json:
+            with open(opts.json, "w") as f:
+                json.dump(fig, f, indent=1)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
