@@ -189,6 +189,9 @@ void cmd_results_set_target(CmdResults *r, const char *target);
 void cmd_results_add(CmdResults *r, const CmdResult *res);   /* r may be NULL: no-op */
 void cmd_results_number(CmdResults *r, const char *key, double value);  /* summary */
 void cmd_results_free(CmdResults *r);
+/* s as a JSON string literal (NULL as null): valid UTF-8 passes through, control
+ * and stray bytes are \u escapes, so the file is always valid JSON and UTF-8. */
+void cmd_json_string(FILE *f, const char *s);
 /* Each returns 0, or -1 with a message printed. */
 int cmd_results_write_json(const CmdResults *r, const char *path, int exit_status);
 int cmd_results_write_junit(const CmdResults *r, const char *path);

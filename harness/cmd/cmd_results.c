@@ -151,28 +151,47 @@ void cmd_results_free(CmdResults *r)
 
 /* ---- escaping ---------------------------------------------------------------- */
 
-/* s as a JSON string literal (NULL as null). Bytes >= 0x80 pass through: inputs'
- * paths and messages are UTF-8 or are made so by \u escapes of the control bytes. */
-static void json_str(FILE *f, const char *s)
+/* The length of the valid UTF-8 sequence at p (1-4), or 0 when the bytes there are
+ * not one (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+             : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0)
+        return 0;
+    unsigned cp = n == 1 ? c : c & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void cmd_json_string(FILE *f, const char *s)
 {
     if (s == NULL) {
         fputs("null", f);
         return;
     }
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p == '\n')
             fputs("\\n", f);
         else if (*p == '\t')
             fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else if (*p >= 0x80)
-            fprintf(f, "\\u%04x", *p);   /* one code point per byte: never invalid UTF-8 */
+        else if (*p < 0x20 || *p == 0x7f || n == 0)
+            fprintf(f, "\\u%04x", *p);   /* a stray byte stands for its Latin-1 code point */
         else
-            fputc(*p, f);
+            fwrite(p, 1, n, f);
+        p += n ? n : 1;
     }
     fputc('"', f);
 }
@@ -254,19 +273,19 @@ int cmd_results_write_json(const CmdResults *r, const char *path, int exit_statu
     fprintf(f, "{\n  \"schema\": \"tracefuzz-results\",\n  \"version\": %d,\n",
             RESULTS_JSON_VERSION);
     fputs("  \"tracefuzz\": ", f);
-    json_str(f, TF_VERSION);
+    cmd_json_string(f, TF_VERSION);
     fprintf(f, ",\n  \"decoder_version\": %d,\n  \"observation_version\": %d,\n",
             HZ_DECODER_VERSION, OR_OBS_VERSION);
     fputs("  \"command\": ", f);
-    json_str(f, r->command);
+    cmd_json_string(f, r->command);
     fputs(",\n  \"command_line\": ", f);
-    json_str(f, cmd_command_line());
+    cmd_json_string(f, cmd_command_line());
     fputs(",\n  \"started\": ", f);
-    json_str(f, when);
+    cmd_json_string(f, when);
     fputs(",\n  \"target\": ", f);
-    json_str(f, r->target);
+    cmd_json_string(f, r->target);
     fputs(",\n  \"faults\": ", f);
-    json_str(f, r->faults);
+    cmd_json_string(f, r->faults);
     fprintf(f, ",\n  \"exit_status\": %d,\n  \"summary\": {", exit_status);
     unsigned long passed = 0, failed = 0, known = 0;
     for (size_t i = 0; i < r->n; i++) {
@@ -280,7 +299,7 @@ int cmd_results_write_json(const CmdResults *r, const char *path, int exit_statu
     fprintf(f, "\"passed\": %lu, \"failed\": %lu, \"known\": %lu", passed, failed, known);
     for (size_t i = 0; i < r->nnums; i++) {
         fputs(", ", f);
-        json_str(f, r->nums[i].key);
+        cmd_json_string(f, r->nums[i].key);
         fprintf(f, ": %.17g", r->nums[i].value);
     }
     fputs("},\n  \"results\": [", f);
@@ -288,20 +307,20 @@ int cmd_results_write_json(const CmdResults *r, const char *path, int exit_statu
         const Record *c = &r->recs[i];
         fputs(i ? ",\n    {" : "\n    {", f);
         fputs("\"input\": ", f);
-        json_str(f, c->path);
+        cmd_json_string(f, c->path);
         fputs(", \"verdict\": ", f);
-        json_str(f, c->verdict);
+        cmd_json_string(f, c->verdict);
         fputs(", \"signature\": ", f);
-        json_str(f, c->signature);
+        cmd_json_string(f, c->signature);
         fprintf(f, ", \"passed\": %s, \"known\": %s, \"count\": %lu, \"seconds\": %.3f",
                 c->passed ? "true" : "false", c->known ? "true" : "false", c->count,
                 c->seconds);
         fputs(", \"expected\": ", f);
-        json_str(f, c->expected);
+        cmd_json_string(f, c->expected);
         fputs(", \"finding\": ", f);
-        json_str(f, c->finding);
+        cmd_json_string(f, c->finding);
         fputs(", \"why\": ", f);
-        json_str(f, c->why);
+        cmd_json_string(f, c->why);
         fputc('}', f);
     }
     fputs(r->n ? "\n  ],\n  \"signatures\": [" : "],\n  \"signatures\": [", f);
@@ -312,12 +331,12 @@ int cmd_results_write_json(const CmdResults *r, const char *path, int exit_statu
         const Record *c = &r->recs[first[k]];
         fputs(k ? ",\n    {" : "\n    {", f);
         fputs("\"signature\": ", f);
-        json_str(f, c->signature);
+        cmd_json_string(f, c->signature);
         fputs(", \"verdict\": ", f);
-        json_str(f, c->verdict);
+        cmd_json_string(f, c->verdict);
         fprintf(f, ", \"count\": %lu, \"known\": %s, \"example\": ", counts[k],
                 c->known ? "true" : "false");
-        json_str(f, c->finding ? c->finding : c->path);
+        cmd_json_string(f, c->finding ? c->finding : c->path);
         fputc('}', f);
     }
     fputs(ns ? "\n  ]\n}\n" : "]\n}\n", f);
@@ -481,15 +500,15 @@ int cmd_results_write_sarif(const CmdResults *r, const char *path)
         if (j == nrules && nrules < 64) {
             rules[nrules++] = v;
             fputs(nrules > 1 ? ",\n      {\"id\": " : "\n      {\"id\": ", f);
-            json_str(f, v);
+            cmd_json_string(f, v);
             fputs(", \"shortDescription\": {\"text\": ", f);
-            json_str(f, verdict_description(v));
+            cmd_json_string(f, verdict_description(v));
             fputs("}}", f);
         }
     }
     fputs(nrules ? "\n    ]}},\n" : "]}},\n", f);
     fputs("    \"invocations\": [{\"executionSuccessful\": true, \"commandLine\": ", f);
-    json_str(f, cmd_command_line());
+    cmd_json_string(f, cmd_command_line());
     fputs("}],\n    \"results\": [", f);
     for (size_t k = 0; k < ns; k++) {
         const Record *c = &r->recs[first[k]];
@@ -503,20 +522,20 @@ int cmd_results_write_sarif(const CmdResults *r, const char *path)
             where = py;
         }
         fputs(k ? ",\n      {\"ruleId\": " : "\n      {\"ruleId\": ", f);
-        json_str(f, c->verdict ? c->verdict : "FAILED");
+        cmd_json_string(f, c->verdict ? c->verdict : "FAILED");
         fprintf(f, ", \"level\": \"%s\", \"message\": {\"text\": ",
                 c->known ? "note" : "error");
         char msg[2048];
         snprintf(msg, sizeof msg, "%s%s (%lu input%s)%s%s", c->known ? "known: " : "",
                  c->signature ? c->signature : "?", counts[k], counts[k] == 1 ? "" : "s",
                  c->why ? ": " : "", c->why ? c->why : "");
-        json_str(f, msg);
+        cmd_json_string(f, msg);
         fputs("},\n       \"locations\": [{\"physicalLocation\": {\"artifactLocation\": "
               "{\"uri\": ", f);
         uri_str(f, where);
         fprintf(f, "}, \"region\": {\"startLine\": %d}}}],\n", program_line(where));
         fputs("       \"partialFingerprints\": {\"tracefuzzSignature/v1\": ", f);
-        json_str(f, c->signature);
+        cmd_json_string(f, c->signature);
         fprintf(f, "}, \"properties\": {\"count\": %lu}}", counts[k]);
         free(py);
     }

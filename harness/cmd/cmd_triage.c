@@ -193,28 +193,6 @@ static int cmp_finding_stem(const void *x, const void *y)
     return c ? c : strcmp(a->report, b->report);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    if (s == NULL) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);   /* UTF-8 passes through: JSON text is UTF-8 */
-    }
-    fputc('"', f);
-}
-
 static void write_json(FILE *f, const Findings *fs, const Group *gs, size_t ng)
 {
     fprintf(f, "{\"schema\": \"tracefuzz-triage\", \"version\": 1, \"findings\": %zu, "
@@ -223,20 +201,20 @@ static void write_json(FILE *f, const Findings *fs, const Group *gs, size_t ng)
         const Group *gr = &gs[g];
         fputs(g ? ",\n  {" : "\n  {", f);
         fputs("\"signature\": ", f);
-        json_string(f, gr->signature);
+        cmd_json_string(f, gr->signature);
         fputs(", \"verdict\": ", f);
-        json_string(f, fs->items[gr->members[0]].verdict);
+        cmd_json_string(f, fs->items[gr->members[0]].verdict);
         fprintf(f, ", \"count\": %zu, \"first_seen\": ", gr->n);
-        json_string(f, gr->first->time);
+        cmd_json_string(f, gr->first->time);
         fputs(", \"divergence\": ", f);
-        json_string(f, gr->first->divergence);
+        cmd_json_string(f, gr->first->divergence);
         fputs(", \"smallest\": ", f);
         if (gr->smallest != NULL && gr->smallest->program != NULL) {
             fputs("{\"path\": ", f);
-            json_string(f, gr->smallest->program_path);
+            cmd_json_string(f, gr->smallest->program_path);
             fprintf(f, ", \"size\": %zu, \"reduced\": %s, \"report\": ", gr->smallest->size,
                     gr->smallest->reduced ? "true" : "false");
-            json_string(f, gr->smallest->report);
+            cmd_json_string(f, gr->smallest->report);
             fputs("}", f);
         }
         else {
@@ -247,15 +225,15 @@ static void write_json(FILE *f, const Findings *fs, const Group *gs, size_t ng)
             const CmdFindingInfo *fi = &fs->items[gr->members[i]];
             fputs(i ? ", {" : "{", f);
             fputs("\"stem\": ", f);
-            json_string(f, fi->stem);
+            cmd_json_string(f, fi->stem);
             fputs(", \"report\": ", f);
-            json_string(f, fi->report);
+            cmd_json_string(f, fi->report);
             fputs(", \"time\": ", f);
-            json_string(f, fi->time);
+            cmd_json_string(f, fi->time);
             fputs(", \"target\": ", f);
-            json_string(f, fi->target);
+            cmd_json_string(f, fi->target);
             fputs(", \"faults\": ", f);
-            json_string(f, fi->faults);
+            cmd_json_string(f, fi->faults);
             fputs("}", f);
         }
         fputs("]}", f);

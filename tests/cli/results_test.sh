@@ -75,6 +75,19 @@ fuzz)         # fuzz writes the same files; its baseline makes known findings gr
     [ $? = 0 ] || fail "fuzz with only known findings: exit not 0: $(tail -3 "$tmp/out")"
     grep -q "(known)" "$tmp/out" || fail "known finding not marked: $(tail -3 "$tmp/out")"
     chk json "$tmp/g.json" known=1 failed=0 exit=0;;
+json_utf8)    # names in UTF-8 stay readable, stray bytes are escaped: valid JSON
+    mkdir -p "$tmp/u"
+    cp tests/verdicts/ok_plain.py "$tmp/u/café.py"
+    cp tests/verdicts/ok_plain.py "$tmp/u/$(printf 'bad\xff').py"
+    "$tf" run --target $T/drop_event.py:jit --json "$tmp/u.json" "$tmp/u" >/dev/null 2>&1
+    "$py" -c '
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+raw.decode("utf-8")                      # the file is valid UTF-8
+names = sorted(r["input"].rsplit("/", 1)[-1] for r in json.loads(raw)["results"])
+assert names == ["bad\u00ff.py", "caf\u00e9.py"], names
+assert b"caf\xc3\xa9.py" in raw, "UTF-8 name escaped instead of kept"
+' "$tmp/u.json" || fail "JSON of odd names";;
 *) fail "unknown case $case_";;
 esac
 echo "ok $case_"
