@@ -82,6 +82,24 @@ grow(void **arr, size_t n, size_t size)
     return 0;
 }
 
+/* A new statement of the legend starting at line (its tag at tag), or NULL when
+ * out of memory. The pointer is valid until the next statement is added. */
+static HzHintStmt *
+add_stmt(HzLegend *out, const char *line, const char *tag, const char *end)
+{
+    if (grow((void **)&out->stmts, out->nstmts, sizeof *out->stmts) < 0) {
+        return NULL;
+    }
+    HzHintStmt *st = &out->stmts[out->nstmts++];
+    memset(st, 0, sizeof *st);
+    tag_word(tag, end, "access", st->access, sizeof st->access);
+    tag_word(tag, end, "desc", st->desc, sizeof st->desc);
+    st->src = line;
+    st->src_len = (size_t)(end - line);
+    out->has_legend = 1;
+    return st;
+}
+
 /* ---- the legend ---- */
 
 typedef enum { CTX_OTHER, CTX_CLASS, CTX_PROGRAM, CTX_BETWEEN } Ctx;
@@ -238,32 +256,18 @@ hz_legend_parse(const char *source, HzLegend *out)
         }
         else if (ctx == CTX_PROGRAM && tag != NULL && strstr(line, "try:") != NULL
                  && strstr(line, "try:") < tag) {
-            if (grow((void **)&out->stmts, out->nstmts, sizeof *out->stmts) < 0) {
+            if ((cur = add_stmt(out, line, tag, end)) == NULL) {
                 goto nomem;
             }
-            cur = &out->stmts[out->nstmts++];
-            memset(cur, 0, sizeof *cur);
-            tag_word(tag, end, "access", cur->access, sizeof cur->access);
-            tag_word(tag, end, "desc", cur->desc, sizeof cur->desc);
-            cur->src = line;
-            cur->src_len = (size_t)(end - line);
-            out->has_legend = 1;
         }
         else if (ctx == CTX_PROGRAM && tag != NULL && skip_spaces(line, end) < tag - 5 &&
                  hz_tf_tag_value(tag, end, "access", &(const char *){NULL}) > 0) {
             /* A statement without its try: (`tracefuzz reduce` unwraps them and moves
              * the tag onto the code): the statement is this line, and what follows
              * until the next tag. */
-            if (grow((void **)&out->stmts, out->nstmts, sizeof *out->stmts) < 0) {
+            if ((cur = add_stmt(out, line, tag, end)) == NULL) {
                 goto nomem;
             }
-            cur = &out->stmts[out->nstmts++];
-            memset(cur, 0, sizeof *cur);
-            tag_word(tag, end, "access", cur->access, sizeof cur->access);
-            tag_word(tag, end, "desc", cur->desc, sizeof cur->desc);
-            cur->src = line;
-            cur->src_len = (size_t)(end - line);
-            out->has_legend = 1;
             const char *s = skip_spaces(line, end);
             if (starts(s, end, "for i in range(") && !stored) {
                 cur->loop = atoi(s + 15);
