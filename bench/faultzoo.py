@@ -8,8 +8,11 @@ so new faults join without editing this file), and for the fault-free tracer:
      --faults F`); a seed that already triggers it would prove nothing;
   2. fuzz: libFuzzer (build/fuzz-fast/tf_fuzz, TRACEFUZZ_FAULTS=F) on one core from
      those seeds until the first finding or --time seconds: time-to-find (wall
-     clock, CPython's start-up included) and execs-to-find (libFuzzer's
-     number_of_executed_units at the crash), and the verdict of the finding;
+     clock, CPython's start-up included), CPU seconds to find (user + sys of the
+     tf_fuzz process, start-up included: what a loaded machine does not inflate),
+     execs-to-find (libFuzzer's number_of_executed_units at the crash), and the
+     verdict of the finding; with --seeds, once per libFuzzer seed, and a second
+     table of medians and means per fault;
   3. rate: the share of --count generated programs (`tracefuzz gen --count N --seed
      5`, generated once and kept) that fail under the fault (`tracefuzz run --faults F
      --quiet`).
@@ -25,8 +28,10 @@ Exit status: 0 when every fault was found and the fault-free tracer had no findi
 """
 import argparse
 import concurrent.futures
+import json
 import os
 import re
+import statistics
 import shutil
 import subprocess
 import sys
@@ -45,6 +50,10 @@ def parse_args():
                     help="faults fuzzed at once (one core each)")
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "faultzoo"))
     ap.add_argument("--seed", type=int, default=1, help="libFuzzer's -seed")
+    ap.add_argument("--seeds", default="",
+                    help="several libFuzzer seeds, e.g. 1-8 or 1,3,5: each fault fuzzed once "
+                         "per seed, medians and means reported (overrides --seed)")
+    ap.add_argument("--json", help="also write every run's figures to this file")
     ap.add_argument("--dev", default=os.path.join(ROOT, "build", "dev"))
     ap.add_argument("--fuzz-build", default=os.path.join(ROOT, "build", "fuzz-fast"))
     ap.add_argument("--no-rate", action="store_true", help="skip the generated-programs rate")
@@ -99,7 +108,9 @@ def passing_seeds(tracefuzz, fault, workdir):
 
 
 def fuzz_once(tf_fuzz, fault, workdir, budget, seed, log_name):
-    """One libFuzzer run until a crash or budget seconds: (found, execs, wall, verdict)."""
+    """One libFuzzer run until a crash or budget seconds: (found, execs, wall, cpu,
+    verdict); cpu is the tf_fuzz process's user + sys seconds (wait4's rusage, so
+    exact per process even with --parallel 2)."""
     corpus = os.path.join(workdir, "corpus")
     os.makedirs(corpus, exist_ok=True)
     cmd = [tf_fuzz, f"-max_total_time={max(1, int(round(budget)))}", "-timeout=30",
@@ -111,8 +122,11 @@ def fuzz_once(tf_fuzz, fault, workdir, budget, seed, log_name):
     with open(log_path, "w") as log:
         log.write(" ".join(cmd) + "\n")
         log.flush()
-        p = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=run_env(fault))
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=run_env(fault))
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - t0
+    cpu = ru.ru_utime + ru.ru_stime
     with open(log_path, errors="replace") as f:
         text = f.read()
     m = re.findall(r"stat::number_of_executed_units:\s*(\d+)", text)
@@ -121,26 +135,29 @@ def fuzz_once(tf_fuzz, fault, workdir, budget, seed, log_name):
                                    or "ERROR: libFuzzer" in text)
     v = re.findall(r"==== tracefuzz finding: (\S+)", text)
     verdict = v[-1] if v else ("crash" if found else "")
-    return found, execs, wall, verdict
+    return found, execs, wall, cpu, verdict
 
 
 def fuzz_fault(tf_fuzz, fault, workdir, budget, seed):
     """Fuzzes until found (a fault) or for the whole budget (no fault, findings counted)."""
     if fault != NONE:
-        found, execs, wall, verdict = fuzz_once(tf_fuzz, fault, workdir, budget, seed, "fuzz.log")
-        return {"found": found, "execs": execs, "wall": wall, "verdict": verdict, "findings": None}
-    findings, execs, spent, verdicts, k = 0, 0, 0.0, [], 0
+        found, execs, wall, cpu, verdict = fuzz_once(tf_fuzz, fault, workdir, budget, seed,
+                                                     f"fuzz-seed{seed}.log")
+        return {"found": found, "execs": execs, "wall": wall, "cpu": cpu, "verdict": verdict,
+                "findings": None}
+    findings, execs, spent, cpu, verdicts, k = 0, 0, 0.0, 0.0, [], 0
     while spent < budget - 1:
-        found, n, wall, verdict = fuzz_once(tf_fuzz, fault, workdir, budget - spent, seed + k,
-                                            f"fuzz-{k}.log")
+        found, n, wall, c, verdict = fuzz_once(tf_fuzz, fault, workdir, budget - spent,
+                                               seed + k, f"fuzz-seed{seed}-{k}.log")
         spent += wall
+        cpu += c
         execs += n or 0
         k += 1
         if not found:
             break
         findings += 1
         verdicts.append(verdict)
-    return {"found": findings > 0, "execs": execs, "wall": spent,
+    return {"found": findings > 0, "execs": execs, "wall": spent, "cpu": cpu,
             "verdict": ",".join(verdicts), "findings": findings}
 
 
@@ -163,7 +180,15 @@ def one_fault(opts, tools, fault, gen_dir):
     row = {"fault": fault}
     row["seeds_kept"], row["seeds_total"] = passing_seeds(tools["tracefuzz"], fault, workdir)
     if not opts.no_fuzz:
-        row.update(fuzz_fault(tools["tf_fuzz"], fault, workdir, opts.time, opts.seed))
+        runs = []
+        for seed in opts.seed_list:
+            # each seed from the same passing seeds, on an empty corpus
+            shutil.rmtree(os.path.join(workdir, "corpus"), ignore_errors=True)
+            r = fuzz_fault(tools["tf_fuzz"], fault, workdir, opts.time, seed)
+            r["seed"] = seed
+            runs.append(r)
+        row.update(runs[0])
+        row["runs"] = runs
     if gen_dir is not None:
         _, passed, failed = tracefuzz_run(tools["tracefuzz"], fault, [gen_dir])
         row["rate"] = (failed, passed + failed)
@@ -181,7 +206,7 @@ def fmt_row(r, opts):
         etf = f"({r['execs']} execs)"
     elif r["found"]:
         found = r["verdict"]
-        ttf = f"{r['wall']:.1f} s"
+        ttf = f"{r['wall']:.1f} s ({r['cpu']:.1f} CPU s)"
         etf = str(r["execs"]) if r["execs"] is not None else "?"
     else:
         found = "NOT FOUND"
@@ -195,8 +220,39 @@ def fmt_row(r, opts):
     return [r["fault"], seeds, found, ttf, etf, rate]
 
 
+def seed_list(text, default):
+    """[1, 2, 3] from "1-3" or "1,2,3"; [default] from ""."""
+    seeds = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        a, _, b = part.partition("-")
+        seeds.extend(range(int(a), int(b or a) + 1))
+    return seeds or [default]
+
+
+def summary(rows):
+    """Per fault over the seeds: found/runs, execs and CPU seconds to find (median,
+    mean; a run that did not find counts with its budget, marked by '>')."""
+    out = ["| fault | found | execs median | execs mean | CPU s median | CPU s mean "
+           "| execs per seed |", "|---|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        runs = r.get("runs") or []
+        if r["fault"] == NONE or not runs:
+            continue
+        ex = [x["execs"] or 0 for x in runs]
+        cpu = [x["cpu"] for x in runs]
+        lost = "" if all(x["found"] for x in runs) else ">"
+        nfound = sum(1 for x in runs if x["found"])
+        out.append(f"| {r['fault']} | {nfound}/{len(runs)} | {lost}{statistics.median(ex):.0f} "
+                   f"| {lost}{statistics.mean(ex):.0f} | {lost}{statistics.median(cpu):.2f} "
+                   f"| {lost}{statistics.mean(cpu):.2f} | "
+                   + ", ".join(str(e) + ("" if x["found"] else "!") for e, x in zip(ex, runs))
+                   + " |")
+    return out
+
+
 def main():
     opts = parse_args()
+    opts.seed_list = seed_list(opts.seeds, opts.seed)
     tools = {"tfpython": os.path.join(opts.dev, "tfpython"),
              "tracefuzz": os.path.join(opts.dev, "tracefuzz"),
              "tf_fuzz": os.path.join(opts.fuzz_build, "tf_fuzz")}
@@ -230,12 +286,20 @@ def main():
     table = [head] + [fmt_row(r, opts) for r in rows]
     widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
     print(f"budget: --time {opts.time:.0f} --count {opts.count} --parallel {opts.parallel} "
-          f"(libFuzzer -seed={opts.seed}); total {time.monotonic() - t0:.0f} s")
+          f"(libFuzzer -seed={','.join(map(str, opts.seed_list))}; the first seed's run in "
+          f"this table); total {time.monotonic() - t0:.0f} s")
     print("| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in table[1:]:
         print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
-    ok = opts.no_fuzz or all(r["found"] for r in rows if r["fault"] != NONE)
+    if len(opts.seed_list) > 1 and not opts.no_fuzz:
+        print()
+        print("\n".join(summary(rows)))
+    if opts.json:
+        with open(opts.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    ok = opts.no_fuzz or all(x["found"] for r in rows if r["fault"] != NONE
+                             for x in r.get("runs") or [r])
     clean = all((r.get("findings") or 0) == 0 and ("rate" not in r or r["rate"][0] == 0)
                 for r in rows if r["fault"] == NONE)
     return 0 if ok and clean else 1
