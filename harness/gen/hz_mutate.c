@@ -314,6 +314,372 @@ static bool edit_shrink(HzProgram *p, HzRng *r)
     }
 }
 
+/* The generated classes class c needs: itself and its bases, transitively (bit i:
+ * classes[i]). Bases are earlier classes, so one pass from c down suffices. */
+static unsigned class_closure(const HzProgram *p, int c)
+{
+    unsigned need = 1u << c;
+    for (int i = c; i >= 0; i--) {
+        if (!(need & (1u << i)))
+            continue;
+        const HzClass *k = &p->classes[i];
+        if (k->base1 > 0 && k->base1 <= i)
+            need |= 1u << (k->base1 - 1);
+        if (k->base2 > 0 && k->base2 <= i)
+            need |= 1u << (k->base2 - 1);
+    }
+    return need;
+}
+
+bool hz_program_is_small(const HzProgram *p)
+{
+    return p->nclasses <= HZ_SMALL_CLASSES && p->nstmts <= HZ_SMALL_STMTS
+           && p->nbetween <= HZ_SMALL_BETWEEN;
+}
+
+/* Cuts a large program down to a small one around statement s (program size as a
+ * mutation dimension, docs/PROGRAMS.md "Program size"): the classes the
+ * statement's argument needs (its class and its generated bases; other arguments'
+ * classes too while the total stays within HZ_SMALL_CLASSES, else those arguments
+ * take the statement's class), a run of 1..HZ_SMALL_STMTS statements holding s, a
+ * run of at most HZ_SMALL_BETWEEN between() mutations holding mutation b (any run
+ * when b < 0); in each kept class the members something names, the class-wide ones
+ * and others up to HZ_SMALL_MEMBERS (trim_members). What the kept statements read
+ * keeps its meaning. Kept classes keep their order, so every base index still points
+ * at an earlier class. Not normalised after the trim. */
+static void trim_members(HzProgram *p, HzRng *r, int fill_to, int spare);
+
+static void focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
+{
+    unsigned a = p->stmts[s].arg < p->nargs ? p->stmts[s].arg : 0;
+    int c = p->arg_class[a] < p->nclasses ? p->arg_class[a] : 0;
+    unsigned keep = class_closure(p, c);
+    for (unsigned o = 0; o < p->nargs; o++) {
+        int oc = p->arg_class[o] < p->nclasses ? p->arg_class[o] : 0;
+        unsigned with = keep | class_closure(p, oc);
+        if (__builtin_popcount(with) <= HZ_SMALL_CLASSES)
+            keep = with;
+    }
+    uint8_t map[HZ_MAX_CLASSES];
+    HzClass kept[HZ_MAX_CLASSES];
+    int n = 0;
+    for (int i = 0; i < p->nclasses; i++) {
+        if (!(keep & (1u << i)))
+            continue;
+        map[i] = (uint8_t)n;
+        kept[n] = p->classes[i];
+        /* bases are in keep (the closure): remapped to their new positions */
+        if (kept[n].base1 > 0)
+            kept[n].base1 = (uint8_t)(map[kept[n].base1 - 1] + 1);
+        if (kept[n].base2 > 0)
+            kept[n].base2 = (keep & (1u << (kept[n].base2 - 1)))
+                            ? (uint8_t)(map[kept[n].base2 - 1] + 1) : 0;
+        n++;
+    }
+    memcpy(p->classes, kept, (size_t)n * sizeof kept[0]);
+    memset(&p->classes[n], 0, (size_t)(HZ_MAX_CLASSES - n) * sizeof kept[0]);
+    p->nclasses = (uint8_t)n;
+    for (unsigned o = 0; o < p->nargs; o++) {
+        int oc = p->arg_class[o] < HZ_MAX_CLASSES ? p->arg_class[o] : 0;
+        p->arg_class[o] = (keep & (1u << oc)) ? map[oc] : map[c];
+    }
+
+    unsigned len = 1 + hz_rng_below(r, HZ_SMALL_STMTS);
+    unsigned start = s >= len - 1 ? s - hz_rng_below(r, len) : 0;
+    if (start + len > p->nstmts)
+        len = p->nstmts - start;
+    memmove(p->stmts, &p->stmts[start], len * sizeof p->stmts[0]);
+    memset(&p->stmts[len], 0, (HZ_MAX_STMTS - len) * sizeof p->stmts[0]);
+    p->nstmts = (uint8_t)len;
+
+    if (p->nbetween > HZ_SMALL_BETWEEN) {
+        unsigned bl = 1 + hz_rng_below(r, HZ_SMALL_BETWEEN);
+        unsigned bs = b >= 0 ? (unsigned)b - hz_rng_below(r, (unsigned)b < bl ? (unsigned)b + 1 : bl)
+                             : hz_rng_below(r, p->nbetween - bl + 1u);
+        if (bs + bl > p->nbetween)
+            bs = p->nbetween - bl;
+        memmove(p->between, &p->between[bs], bl * sizeof p->between[0]);
+        memset(&p->between[bl], 0, (HZ_MAX_BETWEEN - bl) * sizeof p->between[0]);
+        p->nbetween = (uint8_t)bl;
+    }
+    hz_program_normalize(p);
+    trim_members(p, r, HZ_SMALL_MEMBERS, 0);
+}
+
+/* What the statements, between() mutations, make_other() and overrides of a
+ * normalised program name, as member references (the walk's candidate lists
+ * resolved), so that they can be found again after members are dropped. */
+typedef struct {
+    HzRef stmt[HZ_MAX_STMTS];
+    HzRef between[HZ_MAX_BETWEEN];
+    bool between_has[HZ_MAX_BETWEEN];
+    HzRef other;
+    HzRef over[HZ_MAX_CLASSES][HZ_MAX_MEMBERS];
+    bool over_has[HZ_MAX_CLASSES][HZ_MAX_MEMBERS];
+} HzRefs;
+
+static void refs_read(const HzProgram *p, const HzLayout *lay, HzRefs *o)
+{
+    HzRef cand[HZ_MAX_VISIBLE];
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < p->nstmts; i++) {
+        const HzStmt *st = &p->stmts[i];
+        int n = hz_stmt_candidates(p, lay, p->arg_class[st->arg], (HzAccessPattern)st->pattern,
+                                   cand);
+        o->stmt[i] = cand[n > 0 ? st->member % n : 0];
+    }
+    HzBetweenState bst;
+    memset(&bst, 0, sizeof bst);
+    for (int b = 0; b < p->nbetween; b++) {
+        const HzMutation *mu = &p->between[b];
+        int cls = p->arg_class[mu->arg];
+        int n = hz_between_candidates(p, lay, &bst, (HzBetweenKind)mu->kind, cls, cand);
+        if (n > 0) {
+            o->between[b] = cand[mu->target % n];
+            o->between_has[b] = true;
+            hz_between_apply(&bst, p, (HzBetweenKind)mu->kind, o->between[b], cls);
+        }
+    }
+    if (p->other_kind != HZ_OTHER_NONE) {
+        int n = hz_other_candidates(p, lay, p->other_kind, p->arg_class[p->other_arg], cand);
+        if (n > 0)
+            o->other = cand[p->other_target % n];
+    }
+    for (int c = 0; c < p->nclasses; c++) {
+        int n = -1;
+        for (int m = 0; m < p->classes[c].nmembers; m++) {
+            if (p->classes[c].members[m].kind != HZ_DESC_mro_override)
+                continue;
+            if (n < 0)
+                n = hz_override_candidates(p, lay, c, cand);
+            if (p->classes[c].members[m].variant < n) {
+                o->over[c][m] = cand[p->classes[c].members[m].variant];
+                o->over_has[c][m] = true;
+            }
+        }
+    }
+}
+
+/* The index of r among cand[0..n); when it is not there, *lost is set. */
+static uint8_t index_of(const HzRef *cand, int n, HzRef r, bool *lost)
+{
+    for (int i = 0; i < n; i++)
+        if (cand[i].cls == r.cls && cand[i].idx == r.idx)
+            return (uint8_t)i;
+    *lost = true;
+    return 0;
+}
+
+static HzRef ref_moved(HzRef r, const int8_t (*to)[HZ_MAX_MEMBERS])
+{
+    if (r.cls >= 0 && to[r.cls][r.idx] >= 0)
+        r.idx = (uint8_t)to[r.cls][r.idx];
+    return r;
+}
+
+/* Kinds that change how every attribute of their class resolves (a __getattr__ or
+ * __getattribute__, __slots__): kept whether or not something names them. */
+static bool kind_class_wide(uint8_t k)
+{
+    return k == HZ_DESC_getattr_hook || k == HZ_DESC_getattribute_hook
+           || k == HZ_DESC_module_like || k == HZ_DESC_slot;
+}
+
+/* Drops the members of a normalised program that nothing names (statements,
+ * between(), make_other(), overrides): named and class-wide members stay, and per
+ * class members nothing names, chosen at random, up to fill_to members in all and
+ * at least spare of them (when there are). Then every reference is pointed at the
+ * member it named before: a class body is most of a program's lines, and a member
+ * nothing reads takes part in no access. When a reference cannot be kept (a member
+ * dropped unhides another one, which changes a candidate list), the program is
+ * left as it was. */
+static void trim_members(HzProgram *p, HzRng *r, int fill_to, int spare)
+{
+    HzProgram before;
+    memcpy(&before, p, sizeof before);
+    bool lost = false;
+    HzLayout lay;
+    hz_layout(p, &lay);
+    HzRefs refs;
+    refs_read(p, &lay, &refs);
+    uint8_t need[HZ_MAX_CLASSES] = {0};
+    for (int i = 0; i < p->nstmts; i++)
+        if (refs.stmt[i].cls >= 0)
+            need[refs.stmt[i].cls] |= (uint8_t)(1u << refs.stmt[i].idx);
+    for (int b = 0; b < p->nbetween; b++)
+        if (refs.between_has[b] && refs.between[b].cls >= 0)
+            need[refs.between[b].cls] |= (uint8_t)(1u << refs.between[b].idx);
+    if (p->other_kind != HZ_OTHER_NONE && refs.other.cls >= 0)
+        need[refs.other.cls] |= (uint8_t)(1u << refs.other.idx);
+    /* Subclasses first: an override kept keeps what it overrides (in a base). */
+    for (int c = p->nclasses - 1; c >= 0; c--) {
+        HzClass *k = &p->classes[c];
+        for (int m = 0; m < k->nmembers; m++)
+            if (kind_class_wide(k->members[m].kind))
+                need[c] |= (uint8_t)(1u << m);
+        /* members nothing names, chosen at random */
+        int nneed = __builtin_popcount(need[c]), added = 0;
+        for (int tries = 0; (nneed < fill_to || added < spare) && nneed < k->nmembers
+                            && tries < 32; tries++) {
+            unsigned m = hz_rng_below(r, k->nmembers);
+            if (!(need[c] >> m & 1)) {
+                need[c] |= (uint8_t)(1u << m);
+                nneed++;
+                added++;
+            }
+        }
+        for (int m = 0; m < k->nmembers; m++)
+            if ((need[c] >> m & 1) && refs.over_has[c][m] && refs.over[c][m].cls >= 0)
+                need[refs.over[c][m].cls] |= (uint8_t)(1u << refs.over[c][m].idx);
+    }
+    int8_t to[HZ_MAX_CLASSES][HZ_MAX_MEMBERS];
+    memset(to, -1, sizeof to);
+    bool dropped = false;
+    for (int c = 0; c < p->nclasses; c++) {
+        HzClass *k = &p->classes[c];
+        int n = 0;
+        for (int m = 0; m < k->nmembers; m++)
+            if (need[c] >> m & 1) {
+                to[c][m] = (int8_t)n;
+                k->members[n++] = k->members[m];
+            }
+        dropped |= n < k->nmembers;
+        memset(&k->members[n], 0, (size_t)(HZ_MAX_MEMBERS - n) * sizeof k->members[0]);
+        k->nmembers = (uint8_t)n;
+    }
+    if (!dropped)
+        return;
+    /* Overrides first: they decide names, hence the candidate lists below. */
+    hz_layout(p, &lay);
+    HzRef cand[HZ_MAX_VISIBLE];
+    for (int c = 0; c < p->nclasses; c++) {
+        int n = -1;
+        for (int m = 0; m < HZ_MAX_MEMBERS; m++) {
+            int om = -1;   /* the member's index before */
+            for (int j = 0; j < HZ_MAX_MEMBERS && om < 0; j++)
+                if (to[c][j] == m)
+                    om = j;
+            if (om < 0 || !refs.over_has[c][om])
+                continue;
+            if (n < 0)
+                n = hz_override_candidates(p, &lay, c, cand);
+            HzMember *mem = &p->classes[c].members[m];
+            mem->variant = index_of(cand, n, ref_moved(refs.over[c][om], to), &lost);
+        }
+        hz_layout_class(p, &lay, c);
+    }
+    for (int i = 0; i < p->nstmts; i++) {
+        HzStmt *st = &p->stmts[i];
+        int n = hz_stmt_candidates(p, &lay, p->arg_class[st->arg], (HzAccessPattern)st->pattern,
+                                   cand);
+        st->member = index_of(cand, n, ref_moved(refs.stmt[i], to), &lost);
+    }
+    HzBetweenState bst;
+    memset(&bst, 0, sizeof bst);
+    for (int b = 0; b < p->nbetween; b++) {
+        HzMutation *mu = &p->between[b];
+        int cls = p->arg_class[mu->arg];
+        int n = hz_between_candidates(p, &lay, &bst, (HzBetweenKind)mu->kind, cls, cand);
+        if (!refs.between_has[b] || n == 0) {
+            lost |= refs.between_has[b];
+            continue;
+        }
+        mu->target = index_of(cand, n, ref_moved(refs.between[b], to), &lost);
+        hz_between_apply(&bst, p, (HzBetweenKind)mu->kind, cand[mu->target % n], cls);
+    }
+    if (p->other_kind != HZ_OTHER_NONE) {
+        int n = hz_other_candidates(p, &lay, p->other_kind, p->arg_class[p->other_arg], cand);
+        p->other_target = index_of(cand, n, ref_moved(refs.other, to), &lost);
+    }
+    if (lost)
+        memcpy(p, &before, sizeof before);
+}
+
+/* The focus edit: cut down around a random statement. */
+static bool edit_focus(HzProgram *p, HzRng *r)
+{
+    if (hz_program_is_small(p) || p->nstmts == 0 || p->nclasses == 0)
+        return false;
+    focus_at(p, hz_rng_below(r, p->nstmts), -1, r);
+    return true;
+}
+
+/* What statement s of p means, hashed: its pattern and parameter, the member it
+ * reads (kind, variant, value) and its argument's class (the members of every class
+ * of its MRO, its metaclass). Two statements with the same meaning run the same
+ * code on equal objects, whatever the indices that got them there. */
+static uint64_t mix(uint64_t h, unsigned v)
+{
+    return (h ^ v) * 0x100000001b3ull;
+}
+
+static uint64_t stmt_meaning(const HzProgram *p, const HzLayout *lay, const HzStmt *s)
+{
+    uint64_t h = mix(mix(0xcbf29ce484222325ull, s->pattern), s->param);
+    int cls = p->arg_class[s->arg < p->nargs ? s->arg : 0];
+    HzRef cand[HZ_MAX_VISIBLE];
+    int n = hz_stmt_candidates(p, lay, cls, (HzAccessPattern)s->pattern, cand);
+    if (n > 0) {
+        const HzMember *m = hz_ref_member(p, cand[s->member % n]);
+        h = mix(mix(mix(h, m->kind), m->variant), m->value);
+    }
+    const HzClassInfo *ci = &lay->cls[cls];
+    h = mix(h, ci->eff_meta);
+    for (int j = 0; j < ci->nmro; j++) {
+        const HzClass *k = &p->classes[ci->mro[j]];
+        h = mix(h, 0x100u + k->nmembers);
+        for (int i = 0; i < k->nmembers; i++)
+            h = mix(mix(mix(h, k->members[i].kind), k->members[i].variant), k->members[i].value);
+    }
+    return h;
+}
+
+/* Program size as a mutation dimension: an edited program that is not small is cut
+ * down to a small one (except one time in hz_focus_keep_large), around what the
+ * edit changed: a statement whose meaning (stmt_meaning) no statement of the
+ * original had, else a random one; and the first between() mutation that differs.
+ * So the fuzzing loop runs mostly small programs (compiling is most of an input's
+ * cost and grows with its lines) that still hold what made the edit new, while
+ * large programs (seeds, the edits kept large) keep the rare combinations coming. */
+unsigned hz_focus_keep_large = HZ_FOCUS_KEEP_LARGE;
+
+unsigned hz_trim_spare = HZ_TRIM_SPARE;
+
+static void size_dimension(HzProgram *p, const HzProgram *orig, HzRng *r)
+{
+    if (hz_focus_keep_large == 0 || hz_program_is_small(p) || p->nstmts == 0
+        || p->nclasses == 0 || hz_rng_below(r, hz_focus_keep_large) == 0) {
+        if (hz_trim_spare < HZ_MAX_MEMBERS) {
+            trim_members(p, r, 0, (int)hz_trim_spare);
+            hz_program_normalize(p);
+        }
+        return;
+    }
+    HzLayout lo, lp;
+    hz_layout(orig, &lo);
+    hz_layout(p, &lp);
+    uint64_t old[HZ_MAX_STMTS];
+    for (int i = 0; i < orig->nstmts; i++)
+        old[i] = stmt_meaning(orig, &lo, &orig->stmts[i]);
+    uint8_t changed[HZ_MAX_STMTS];
+    unsigned nchanged = 0;
+    for (int i = 0; i < p->nstmts; i++) {
+        uint64_t h = stmt_meaning(p, &lp, &p->stmts[i]);
+        bool seen = false;
+        for (int j = 0; j < orig->nstmts && !seen; j++)
+            seen = old[j] == h;
+        if (!seen)
+            changed[nchanged++] = (uint8_t)i;
+    }
+    unsigned s = nchanged ? changed[hz_rng_below(r, nchanged)] : hz_rng_below(r, p->nstmts);
+    int b = -1;
+    for (int i = 0; i < p->nbetween && b < 0; i++)
+        if (i >= orig->nbetween || memcmp(&p->between[i], &orig->between[i], sizeof p->between[i]))
+            b = i;
+    focus_at(p, s, b, r);
+    hz_program_normalize(p);
+}
+
 bool hz_mutate_apply(HzProgram *p, HzEdit e, HzRng *rng)
 {
     HzProgram before;
@@ -345,6 +711,9 @@ bool hz_mutate_apply(HzProgram *p, HzEdit e, HzRng *rng)
         break;
     case HZ_EDIT_shrink:
         ok = edit_shrink(p, rng);
+        break;
+    case HZ_EDIT_focus:
+        ok = edit_focus(p, rng);
         break;
     default:
         ok = false;
@@ -459,6 +828,7 @@ size_t hz_mutate_bytes(const uint8_t *data, size_t size, uint8_t *out, size_t ma
         if (attempt > 0)
             memcpy(p, orig, sizeof *p);
         hz_mutate_program(p, &rng);
+        size_dimension(p, orig, &rng);
         if (attempt > 1)   /* too big for max_size: make room */
             hz_mutate_apply(p, HZ_EDIT_shrink, &rng);
         if (hz_program_equal(p, orig))
@@ -478,7 +848,10 @@ size_t hz_crossover_bytes(const uint8_t *d1, size_t s1, const uint8_t *d2, size_
     HzRng rng = {seed};
     HzProgram *a = hz_decode(d1, s1);
     HzProgram *b = hz_decode(d2, s2);
+    HzProgram *a0 = hz_program_clone(a);
     hz_splice_programs(a, b, &rng);
+    size_dimension(a, a0, &rng);
+    hz_program_free(a0);
     size_t r = emit_bytes(a, out, max_size);
     hz_program_free(a);
     hz_program_free(b);

@@ -49,7 +49,7 @@ typedef enum {
     X(member_insert) X(member_delete) X(member_kind) X(member_variant) X(member_value) \
     X(meta_edit) X(class_insert) X(class_delete) X(class_rebase) \
     X(between_insert) X(between_delete) X(between_replace) \
-    X(args_edit) X(other_edit) X(shrink)
+    X(args_edit) X(other_edit) X(shrink) X(focus)
 #define HZ_ENUM_EDIT(n) HZ_EDIT_##n,
     HZ_EDITS(HZ_ENUM_EDIT)
 #undef HZ_ENUM_EDIT
@@ -57,6 +57,27 @@ typedef enum {
 } HzEdit;
 
 const char *hz_edit_name(HzEdit e);
+
+/* Small programs (docs/PROGRAMS.md, "Program size"): at most this many classes,
+ * statements and between() mutations. The focus edit cuts a larger program down to
+ * one; the mutator applies it first to most inputs that are not small. */
+#define HZ_SMALL_CLASSES 3
+#define HZ_SMALL_STMTS 4
+#define HZ_SMALL_BETWEEN 2
+#define HZ_SMALL_MEMBERS 3   /* per class, besides those something names */
+bool hz_program_is_small(const HzProgram *p);
+/* hz_mutate_bytes and hz_crossover_bytes cut a program that is not small down to a
+ * small one (the focus edit) before editing it, except one time in this many
+ * (default HZ_FOCUS_KEEP_LARGE; 0: never cut). The fuzz target sets it from
+ * TRACEFUZZ_FOCUS. */
+#define HZ_FOCUS_KEEP_LARGE 4
+extern unsigned hz_focus_keep_large;
+/* The edited programs not cut down keep, per class, the members something names
+ * (a statement, between(), make_other(), an override), those that act class-wide
+ * (hooks, slots) and this many others at random (default HZ_TRIM_SPARE;
+ * HZ_MAX_MEMBERS or more: no trim). TRACEFUZZ_TRIM sets it in the fuzz target. */
+#define HZ_TRIM_SPARE 1
+extern unsigned hz_trim_spare;
 
 /* Applies one edit of kind e to p (normalised afterwards). Returns false when the
  * edit does not apply (e.g. deleting the only statement); p is then unchanged. */

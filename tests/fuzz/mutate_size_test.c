@@ -1,0 +1,281 @@
+/* mutate_size_test.c: program size as a mutation dimension (hz_mutate.h, the focus
+ * edit; docs/PROGRAMS.md "Program size").
+ *
+ *   focus    on every bytes seed and on 3,000 generated programs, with several
+ *            random streams: applies exactly to programs that are not small; the
+ *            result is small (at most HZ_SMALL_STMTS statements and
+ *            HZ_SMALL_BETWEEN mutations; at most HZ_SMALL_CLASSES classes unless
+ *            one argument's class needs more bases); it is a canonical program
+ *            (encode/decode round trip); its statements are a run of the
+ *            original's, and each one whose argument kept its class (members
+ *            dropped, none changed) reads the same member (kind, variant, value)
+ *            with the same access pattern; classes keep at most HZ_SMALL_MEMBERS
+ *            members besides those something names or that act class-wide;
+ *   bytes    hz_mutate_bytes over the bytes seeds: most outputs of large inputs are
+ *            small and their emitted programs have under 0.6 times the lines of their
+ *            inputs; with the focus off (hz_focus_keep_large = 0) few are, so the
+ *            dimension is what does it.
+ * argv: focus | bytes, then the seed directory. */
+#include "hz_ir.h"
+#include "hz_mutate.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(cond, ...) do { if (!(cond)) { \
+    fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(1); } } while (0)
+
+typedef struct {
+    unsigned char *data;
+    size_t size;
+    char name[256];
+} Seed;
+
+/* The bytes seeds of dir (source inputs skipped). */
+static int load_seeds(const char *dir, Seed *out, int max)
+{
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "cannot open %s", dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < max) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        CHECK(f != NULL, "cannot open %s", path);
+        unsigned char *buf = malloc(1 << 16);
+        CHECK(buf != NULL, "out of memory");
+        size_t len = fread(buf, 1, 1 << 16, f);
+        fclose(f);
+        if (len >= 13 && memcmp(buf, "#tracefuzz-py", 13) == 0) {
+            free(buf);
+            continue;
+        }
+        out[n].data = buf;
+        out[n].size = len;
+        snprintf(out[n].name, sizeof out[n].name, "%s", e->d_name);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The descriptor kind statement s of p reads (HZ_DESC__COUNT when none). */
+static __attribute__((unused)) int stmt_kind(const HzProgram *p, const HzLayout *lay, const HzStmt *s)
+{
+    HzRef c[HZ_MAX_VISIBLE];
+    int n = hz_stmt_candidates(p, lay, p->arg_class[s->arg], (HzAccessPattern)s->pattern, c);
+    return n > 0 ? hz_ref_member(p, c[s->member % n])->kind : HZ_DESC__COUNT;
+}
+
+/* Bit i: classes[i] is class c or one of its generated bases. */
+static unsigned closure(const HzProgram *p, int c)
+{
+    unsigned need = 1u << c;
+    for (int i = c; i >= 0; i--)
+        if (need & (1u << i)) {
+            if (p->classes[i].base1)
+                need |= 1u << (p->classes[i].base1 - 1);
+            if (p->classes[i].base2)
+                need |= 1u << (p->classes[i].base2 - 1);
+        }
+    return need;
+}
+
+/* b's members are a subsequence of a's (the focus keeps a class's members in order,
+ * dropping some), same metaclass. */
+static bool kept_from(const HzClass *a, const HzClass *b)
+{
+    if (a->meta != b->meta || b->nmembers > a->nmembers)
+        return false;
+    int j = 0;
+    for (int i = 0; i < a->nmembers && j < b->nmembers; i++) {
+        const HzMember *x = &a->members[i], *y = &b->members[j];
+        /* an override's variant is an index into its bases' names: it may move */
+        if (x->kind == y->kind && x->value == y->value
+            && (x->variant == y->variant || x->kind == HZ_DESC_mro_override))
+            j++;
+    }
+    return j == b->nmembers;
+}
+
+/* The member statement s of p reads: its kind and value, and the kind, variant and
+ * value of the member whose name it carries (itself, or what an mro_override
+ * overrides: an override's variant is an index, which moves when members are
+ * dropped); -1 when none. */
+static long stmt_member(const HzProgram *p, const HzLayout *lay, const HzStmt *s)
+{
+    HzRef c[HZ_MAX_VISIBLE];
+    int n = hz_stmt_candidates(p, lay, p->arg_class[s->arg], (HzAccessPattern)s->pattern, c);
+    if (n == 0)
+        return -1;
+    const HzMember *m = hz_ref_member(p, c[s->member % n]);
+    const HzMember *k = hz_ref_member(p, hz_ref_key(lay, c[s->member % n]));
+    return (long)m->kind << 40 | (long)m->value << 32 | (long)k->kind << 16
+           | (long)k->variant << 8 | k->value;
+}
+
+static long nfocused, nsmall_skipped, nstmts_checked;
+
+static void check_focus(const HzProgram *orig, uint64_t seed, const char *what)
+{
+    HzProgram *p = hz_program_clone(orig);
+    HzRng rng = {seed};
+    bool applied = hz_mutate_apply(p, HZ_EDIT_focus, &rng);
+    CHECK(applied == !hz_program_is_small(orig), "focus %s a %s program",
+          applied ? "applied to" : "refused", hz_program_is_small(orig) ? "small" : "large");
+    if (!applied) {
+        CHECK(hz_program_equal(p, orig), "a refused focus changed the program");
+        nsmall_skipped++;
+        hz_program_free(p);
+        return;
+    }
+    nfocused++;
+    CHECK(p->nstmts >= 1 && p->nstmts <= HZ_SMALL_STMTS, "%d statements", p->nstmts);
+    CHECK(p->nbetween <= HZ_SMALL_BETWEEN, "%d mutations", p->nbetween);
+    if (p->nclasses > HZ_SMALL_CLASSES) {
+        bool one_needs_all = false;
+        for (int a = 0; a < p->nargs; a++)
+            one_needs_all |= closure(p, p->arg_class[a]) == (1u << p->nclasses) - 1;
+        CHECK(one_needs_all, "%d classes, more than one argument's class needs", p->nclasses);
+    }
+    uint8_t *enc = NULL;
+    size_t n = 0;
+    CHECK(hz_encode(p, &enc, &n) == 0, "encode failed");
+    HzProgram *back = hz_decode(enc, n);
+    CHECK(hz_program_equal(back, p), "the focused program is not canonical");
+    hz_program_free(back);
+    free(enc);
+
+    /* A run of the original's statements (same patterns and params at some offset),
+     * where each statement whose argument kept its class (same members, same MRO
+     * length) reads a member of the same kind. Patterns can repeat, so any offset
+     * that satisfies both will do. */
+    HzLayout lo, lp;
+    hz_layout(orig, &lo);
+    hz_layout(p, &lp);
+    int found = -1;
+    long checked = 0;
+    for (int k = 0; k + p->nstmts <= orig->nstmts && found < 0; k++) {
+        bool same = true;
+        checked = 0;
+        for (int i = 0; i < p->nstmts && same; i++) {
+            const HzStmt *so = &orig->stmts[k + i], *sp = &p->stmts[i];
+            same = so->pattern == sp->pattern && so->param == sp->param;
+            int oc = orig->arg_class[so->arg], pc = p->arg_class[sp->arg];
+            if (!same || so->arg != sp->arg || !kept_from(&orig->classes[oc], &p->classes[pc])
+                || lo.cls[oc].nmro != lp.cls[pc].nmro)
+                continue;
+            same = stmt_member(orig, &lo, so) == stmt_member(p, &lp, sp);
+            checked++;
+        }
+        if (same)
+            found = k;
+    }
+    CHECK(found >= 0, "%s, rng %llu: the statements are not a run of the original's reading "
+          "the same kinds", what, (unsigned long long)seed);
+    nstmts_checked += checked;
+    hz_program_free(p);
+}
+
+static int test_focus(Seed *seeds, int n)
+{
+    for (int i = 0; i < n; i++) {
+        HzProgram *p = hz_decode(seeds[i].data, seeds[i].size);
+        for (uint64_t s = 1; s <= 50; s++)
+            check_focus(p, s * 7919 + (uint64_t)i, seeds[i].name);
+        hz_program_free(p);
+    }
+    for (uint64_t g = 0; g < 3000; g++) {
+        HzProgram *p = hz_generate(g);
+        char what[64];
+        snprintf(what, sizeof what, "hz_generate(%llu)", (unsigned long long)g);
+        for (uint64_t s = 1; s <= 3; s++)
+            check_focus(p, g * 31 + s, what);
+        hz_program_free(p);
+    }
+    printf("focus: %ld cut down, %ld small programs left alone, %ld statements kept "
+           "their kind and pattern\n", nfocused, nsmall_skipped, nstmts_checked);
+    CHECK(nfocused > 1000 && nsmall_skipped > 1000 && nstmts_checked > 1000, "too few cases");
+    return 0;
+}
+
+static size_t lines_of(const HzProgram *p)
+{
+    HzEmitOptions eo = {.no_main = true};
+    char *src = hz_emit(p, &eo);
+    CHECK(src != NULL, "emit failed");
+    size_t n = hz_program_text_size(src);
+    free(src);
+    return n;
+}
+
+/* Share of small outputs (per mille) and mean lines in and out, over the mutations
+ * of the large bytes seeds. */
+static void mutate_seeds(Seed *seeds, int n, long *small_pm, double *lines_in,
+                         double *lines_out)
+{
+    long outs = 0, small = 0;
+    double lin = 0, lout = 0;
+    uint8_t out[4096];
+    for (int i = 0; i < n; i++) {
+        HzProgram *p = hz_decode(seeds[i].data, seeds[i].size);
+        bool large = !hz_program_is_small(p);
+        size_t l0 = lines_of(p);
+        hz_program_free(p);
+        if (!large)
+            continue;
+        for (uint64_t s = 1; s <= 100; s++) {
+            size_t m = hz_mutate_bytes(seeds[i].data, seeds[i].size, out, sizeof out,
+                                       s * 104729 + (uint64_t)i);
+            if (m == 0)
+                continue;
+            HzProgram *q = hz_decode(out, m);
+            outs++;
+            small += hz_program_is_small(q);
+            lin += (double)l0;
+            lout += (double)lines_of(q);
+            hz_program_free(q);
+        }
+    }
+    CHECK(outs > 500, "only %ld outputs", outs);
+    *small_pm = small * 1000 / outs;
+    *lines_in = lin / (double)outs;
+    *lines_out = lout / (double)outs;
+}
+
+static int test_bytes(Seed *seeds, int n)
+{
+    long on, off;
+    double in_on, out_on, in_off, out_off;
+    mutate_seeds(seeds, n, &on, &in_on, &out_on);
+    unsigned saved = hz_focus_keep_large;
+    hz_focus_keep_large = 0;
+    mutate_seeds(seeds, n, &off, &in_off, &out_off);
+    hz_focus_keep_large = saved;
+    printf("mutations of the large seeds: %ld.%ld%% small, %.0f lines -> %.0f (focus on, 1 in "
+           "%u kept large); %ld.%ld%% small, %.0f lines -> %.0f (focus off)\n",
+           on / 10, on % 10, in_on, out_on, saved, off / 10, off % 10, in_off, out_off);
+    CHECK(on >= 600, "only %ld per mille of the outputs are small", on);
+    CHECK(out_on < 0.6 * in_on, "outputs %.0f lines, inputs %.0f", out_on, in_on);
+    CHECK(off <= 300, "%ld per mille small without the focus: the test measures nothing", off);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    CHECK(argc == 3, "usage: mutate_size_test focus|bytes SEED_DIR");
+    static Seed seeds[256];
+    int n = load_seeds(argv[2], seeds, 256);
+    CHECK(n >= 10, "need bytes seeds in %s", argv[2]);
+    int rc = strcmp(argv[1], "focus") == 0 ? test_focus(seeds, n)
+           : strcmp(argv[1], "bytes") == 0 ? test_bytes(seeds, n) : 2;
+    for (int i = 0; i < n; i++)
+        free(seeds[i].data);
+    return rc;
+}
