@@ -18,9 +18,13 @@
  *   TRACEFUZZ_SIZE_BUDGET=N the structure-aware edits produce at most N bytes
  *                           (smaller programs, more inputs per second; default
  *                           128, 0 for no cap)
- *   TRACEFUZZ_FOCUS=N       edits of a program that is not small cut it down to a
- *                           small one (hz_mutate.h, the focus edit) except one
- *                           time in N (default 4; 0: never)
+ *   TRACEFUZZ_SMALL=1       program size as a mutation dimension (hz_mutate.h,
+ *                           HZ_SIZE_SMALL): most edited programs cut down to small
+ *                           ones; faster execs, some faults found later (off by
+ *                           default); TRACEFUZZ_FOCUS=N, TRACEFUZZ_FOCUS_SPLICE=N
+ *                           (edits, crossovers: cut down except one time in N; 0:
+ *                           never) and TRACEFUZZ_TRIM=N (keep N members nothing
+ *                           names per class; -1: no trim) set its parts
  *
  * A finding (any verdict but OK, UNSUPPORTED unless strict, INVALID and
  * NONDETERMINISTIC) prints the report and the program to stderr and aborts, so the
@@ -144,12 +148,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     bytes_only = env_flag("TRACEFUZZ_BYTE_MUTATOR");
     const char *budget = getenv("TRACEFUZZ_SIZE_BUDGET");
     size_budget = budget != NULL && *budget ? strtoul(budget, NULL, 10) : HZ_SIZE_BUDGET;
-    const char *focus = getenv("TRACEFUZZ_FOCUS");
-    if (focus != NULL && *focus)
-        hz_focus_keep_large = (unsigned)strtoul(focus, NULL, 10);
-    const char *trim = getenv("TRACEFUZZ_TRIM");
-    if (trim != NULL && *trim)
-        hz_trim_spare = (unsigned)strtoul(trim, NULL, 10);
+    if (env_flag("TRACEFUZZ_SMALL")) {
+        HzSizeDimension small = HZ_SIZE_SMALL;
+        hz_size = small;
+    }
+    const char *v;
+    if ((v = getenv("TRACEFUZZ_FOCUS")) != NULL && *v)
+        hz_size.focus_keep_large = (unsigned)strtoul(v, NULL, 10);
+    if ((v = getenv("TRACEFUZZ_FOCUS_SPLICE")) != NULL && *v)
+        hz_size.splice_keep_large = (unsigned)strtoul(v, NULL, 10);
+    if ((v = getenv("TRACEFUZZ_TRIM")) != NULL && *v)
+        hz_size.trim_spare = (int)strtol(v, NULL, 10);
 
     /* TRACEFUZZ_PYTHON_PATH split on ':' into a list that lives for the process. */
     static const char *dirs[64];

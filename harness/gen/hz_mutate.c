@@ -337,75 +337,6 @@ bool hz_program_is_small(const HzProgram *p)
            && p->nbetween <= HZ_SMALL_BETWEEN;
 }
 
-/* Cuts a large program down to a small one around statement s (program size as a
- * mutation dimension, docs/PROGRAMS.md "Program size"): the classes the
- * statement's argument needs (its class and its generated bases; other arguments'
- * classes too while the total stays within HZ_SMALL_CLASSES, else those arguments
- * take the statement's class), a run of 1..HZ_SMALL_STMTS statements holding s, a
- * run of at most HZ_SMALL_BETWEEN between() mutations holding mutation b (any run
- * when b < 0); in each kept class the members something names, the class-wide ones
- * and others up to HZ_SMALL_MEMBERS (trim_members). What the kept statements read
- * keeps its meaning. Kept classes keep their order, so every base index still points
- * at an earlier class. Not normalised after the trim. */
-static void trim_members(HzProgram *p, HzRng *r, int fill_to, int spare);
-
-static void focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
-{
-    unsigned a = p->stmts[s].arg < p->nargs ? p->stmts[s].arg : 0;
-    int c = p->arg_class[a] < p->nclasses ? p->arg_class[a] : 0;
-    unsigned keep = class_closure(p, c);
-    for (unsigned o = 0; o < p->nargs; o++) {
-        int oc = p->arg_class[o] < p->nclasses ? p->arg_class[o] : 0;
-        unsigned with = keep | class_closure(p, oc);
-        if (__builtin_popcount(with) <= HZ_SMALL_CLASSES)
-            keep = with;
-    }
-    uint8_t map[HZ_MAX_CLASSES];
-    HzClass kept[HZ_MAX_CLASSES];
-    int n = 0;
-    for (int i = 0; i < p->nclasses; i++) {
-        if (!(keep & (1u << i)))
-            continue;
-        map[i] = (uint8_t)n;
-        kept[n] = p->classes[i];
-        /* bases are in keep (the closure): remapped to their new positions */
-        if (kept[n].base1 > 0)
-            kept[n].base1 = (uint8_t)(map[kept[n].base1 - 1] + 1);
-        if (kept[n].base2 > 0)
-            kept[n].base2 = (keep & (1u << (kept[n].base2 - 1)))
-                            ? (uint8_t)(map[kept[n].base2 - 1] + 1) : 0;
-        n++;
-    }
-    memcpy(p->classes, kept, (size_t)n * sizeof kept[0]);
-    memset(&p->classes[n], 0, (size_t)(HZ_MAX_CLASSES - n) * sizeof kept[0]);
-    p->nclasses = (uint8_t)n;
-    for (unsigned o = 0; o < p->nargs; o++) {
-        int oc = p->arg_class[o] < HZ_MAX_CLASSES ? p->arg_class[o] : 0;
-        p->arg_class[o] = (keep & (1u << oc)) ? map[oc] : map[c];
-    }
-
-    unsigned len = 1 + hz_rng_below(r, HZ_SMALL_STMTS);
-    unsigned start = s >= len - 1 ? s - hz_rng_below(r, len) : 0;
-    if (start + len > p->nstmts)
-        len = p->nstmts - start;
-    memmove(p->stmts, &p->stmts[start], len * sizeof p->stmts[0]);
-    memset(&p->stmts[len], 0, (HZ_MAX_STMTS - len) * sizeof p->stmts[0]);
-    p->nstmts = (uint8_t)len;
-
-    if (p->nbetween > HZ_SMALL_BETWEEN) {
-        unsigned bl = 1 + hz_rng_below(r, HZ_SMALL_BETWEEN);
-        unsigned bs = b >= 0 ? (unsigned)b - hz_rng_below(r, (unsigned)b < bl ? (unsigned)b + 1 : bl)
-                             : hz_rng_below(r, p->nbetween - bl + 1u);
-        if (bs + bl > p->nbetween)
-            bs = p->nbetween - bl;
-        memmove(p->between, &p->between[bs], bl * sizeof p->between[0]);
-        memset(&p->between[bl], 0, (HZ_MAX_BETWEEN - bl) * sizeof p->between[0]);
-        p->nbetween = (uint8_t)bl;
-    }
-    hz_program_normalize(p);
-    trim_members(p, r, HZ_SMALL_MEMBERS, 0);
-}
-
 /* What the statements, between() mutations, make_other() and overrides of a
  * normalised program name, as member references (the walk's candidate lists
  * resolved), so that they can be found again after members are dropped. */
@@ -595,6 +526,120 @@ static void trim_members(HzProgram *p, HzRng *r, int fill_to, int spare)
         memcpy(p, &before, sizeof before);
 }
 
+/* Cuts a large program down to a small one around statement s (program size as a
+ * mutation dimension, docs/PROGRAMS.md "Program size"): the classes the
+ * statement's argument needs (its class and its generated bases; other arguments'
+ * classes too while the total stays within HZ_SMALL_CLASSES, else those arguments
+ * take the statement's class), a run of 1..HZ_SMALL_STMTS statements holding s, a
+ * run of at most HZ_SMALL_BETWEEN between() mutations holding mutation b (any run
+ * when b < 0); in each kept class the members something names, the class-wide ones
+ * and others up to HZ_SMALL_MEMBERS (trim_members). What the kept statements read
+ * keeps its meaning. Kept classes keep their order, so every base index still points
+ * at an earlier class. Not normalised after the trim. */
+static void focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
+{
+    unsigned a = p->stmts[s].arg < p->nargs ? p->stmts[s].arg : 0;
+    int c = p->arg_class[a] < p->nclasses ? p->arg_class[a] : 0;
+    unsigned keep = class_closure(p, c);
+    for (unsigned o = 0; o < p->nargs; o++) {
+        int oc = p->arg_class[o] < p->nclasses ? p->arg_class[o] : 0;
+        unsigned with = keep | class_closure(p, oc);
+        if (__builtin_popcount(with) <= HZ_SMALL_CLASSES)
+            keep = with;
+    }
+    /* Which statements and which between() mutation name what s names (before the
+     * cut: the layout changes with it). */
+    HzLayout lay;
+    hz_layout(p, &lay);
+    HzRefs refs;
+    refs_read(p, &lay, &refs);
+    HzRef key = hz_ref_key(&lay, refs.stmt[s]);
+    bool same_name[HZ_MAX_STMTS];
+    int arg_cls[HZ_MAX_ARGS];
+    for (unsigned o = 0; o < HZ_MAX_ARGS; o++)
+        arg_cls[o] = o < p->nargs && p->arg_class[o] < p->nclasses ? p->arg_class[o] : 0;
+    for (int j = 0; j < p->nstmts; j++) {
+        HzRef k = hz_ref_key(&lay, refs.stmt[j]);
+        same_name[j] = k.cls == key.cls && k.idx == key.idx;
+    }
+    int between_same_name = -1;
+    for (int j = 0; j < p->nbetween && between_same_name < 0; j++) {
+        HzRef k = hz_ref_key(&lay, refs.between[j]);
+        if (refs.between_has[j] && k.cls == key.cls && k.idx == key.idx)
+            between_same_name = j;
+    }
+    unsigned keep_before = keep;
+    uint8_t map[HZ_MAX_CLASSES];
+    HzClass kept[HZ_MAX_CLASSES];
+    int n = 0;
+    for (int i = 0; i < p->nclasses; i++) {
+        if (!(keep & (1u << i)))
+            continue;
+        map[i] = (uint8_t)n;
+        kept[n] = p->classes[i];
+        /* bases are in keep (the closure): remapped to their new positions */
+        if (kept[n].base1 > 0)
+            kept[n].base1 = (uint8_t)(map[kept[n].base1 - 1] + 1);
+        if (kept[n].base2 > 0)
+            kept[n].base2 = (keep & (1u << (kept[n].base2 - 1)))
+                            ? (uint8_t)(map[kept[n].base2 - 1] + 1) : 0;
+        n++;
+    }
+    memcpy(p->classes, kept, (size_t)n * sizeof kept[0]);
+    memset(&p->classes[n], 0, (size_t)(HZ_MAX_CLASSES - n) * sizeof kept[0]);
+    p->nclasses = (uint8_t)n;
+    for (unsigned o = 0; o < p->nargs; o++) {
+        int oc = p->arg_class[o] < HZ_MAX_CLASSES ? p->arg_class[o] : 0;
+        p->arg_class[o] = (keep & (1u << oc)) ? map[oc] : map[c];
+    }
+
+    /* The statements: s, then those reading the same name on a kept class (a write
+     * and a later re-read are what stale caches need), nearest first, then s's
+     * neighbours, up to len; in their order. */
+    unsigned len = 1 + hz_rng_below(r, HZ_SMALL_STMTS);
+    bool pick[HZ_MAX_STMTS] = {false};
+    pick[s] = true;
+    unsigned npick = 1;
+    for (unsigned d = 1; d < p->nstmts && npick < HZ_SMALL_STMTS; d++)
+        for (int sign = -1; sign <= 1 && npick < HZ_SMALL_STMTS; sign += 2) {
+            int j = (int)s + sign * (int)d;
+            if (j < 0 || j >= p->nstmts)
+                continue;
+            unsigned aj = p->stmts[j].arg < p->nargs ? p->stmts[j].arg : 0;
+            if (same_name[j] && (aj == a || (keep_before & (1u << arg_cls[aj])))) {
+                pick[j] = true;
+                npick++;
+            }
+        }
+    unsigned start = s >= len - 1 ? s - hz_rng_below(r, len) : 0;
+    for (unsigned j = start; j < p->nstmts && npick < len; j++)
+        if (!pick[j]) {
+            pick[j] = true;
+            npick++;
+        }
+    unsigned m = 0;
+    for (unsigned j = 0; j < p->nstmts; j++)
+        if (pick[j])
+            p->stmts[m++] = p->stmts[j];
+    memset(&p->stmts[m], 0, (HZ_MAX_STMTS - m) * sizeof p->stmts[0]);
+    p->nstmts = (uint8_t)m;
+    if (b < 0)
+        b = between_same_name;
+
+    if (p->nbetween > HZ_SMALL_BETWEEN) {
+        unsigned bl = 1 + hz_rng_below(r, HZ_SMALL_BETWEEN);
+        unsigned bs = b >= 0 ? (unsigned)b - hz_rng_below(r, (unsigned)b < bl ? (unsigned)b + 1 : bl)
+                             : hz_rng_below(r, p->nbetween - bl + 1u);
+        if (bs + bl > p->nbetween)
+            bs = p->nbetween - bl;
+        memmove(p->between, &p->between[bs], bl * sizeof p->between[0]);
+        memset(&p->between[bl], 0, (HZ_MAX_BETWEEN - bl) * sizeof p->between[0]);
+        p->nbetween = (uint8_t)bl;
+    }
+    hz_program_normalize(p);
+    trim_members(p, r, HZ_SMALL_MEMBERS, 0);
+}
+
 /* The focus edit: cut down around a random statement. */
 static bool edit_focus(HzProgram *p, HzRng *r)
 {
@@ -634,23 +679,24 @@ static uint64_t stmt_meaning(const HzProgram *p, const HzLayout *lay, const HzSt
     return h;
 }
 
-/* Program size as a mutation dimension: an edited program that is not small is cut
- * down to a small one (except one time in hz_focus_keep_large), around what the
+/* Program size as a mutation dimension (hz_size): an edited program that is not
+ * small is cut down to a small one (except one time in keep_large) around what the
  * edit changed: a statement whose meaning (stmt_meaning) no statement of the
  * original had, else a random one; and the first between() mutation that differs.
- * So the fuzzing loop runs mostly small programs (compiling is most of an input's
- * cost and grows with its lines) that still hold what made the edit new, while
- * large programs (seeds, the edits kept large) keep the rare combinations coming. */
-unsigned hz_focus_keep_large = HZ_FOCUS_KEEP_LARGE;
+ * Other edited programs may drop the members nothing names (trim_spare). So the
+ * fuzzing loop can run mostly small programs (compiling is most of an input's cost
+ * and grows with its lines) that still hold what made the edit new, while large
+ * programs (seeds, the edits kept large) keep the rare combinations coming. Off by
+ * default: measured, it costs two faults of the zoo execs and CPU seconds to find
+ * (docs/FUZZING.md, "Program size and the fault zoo"). */
+HzSizeDimension hz_size = HZ_SIZE_OFF;
 
-unsigned hz_trim_spare = HZ_TRIM_SPARE;
-
-static void size_dimension(HzProgram *p, const HzProgram *orig, HzRng *r)
+static void size_dimension(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *r)
 {
-    if (hz_focus_keep_large == 0 || hz_program_is_small(p) || p->nstmts == 0
-        || p->nclasses == 0 || hz_rng_below(r, hz_focus_keep_large) == 0) {
-        if (hz_trim_spare < HZ_MAX_MEMBERS) {
-            trim_members(p, r, 0, (int)hz_trim_spare);
+    if (keep_large == 0 || hz_program_is_small(p) || p->nstmts == 0
+        || p->nclasses == 0 || hz_rng_below(r, keep_large) == 0) {
+        if (hz_size.trim_spare >= 0) {
+            trim_members(p, r, 0, hz_size.trim_spare);
             hz_program_normalize(p);
         }
         return;
@@ -734,8 +780,9 @@ int hz_mutate_program(HzProgram *p, HzRng *rng)
     static const unsigned burst[] = {1, 1, 1, 1, 2, 2, 3, 4};
     unsigned want = burst[hz_rng_below(rng, 8)];
     int done = 0;
+    /* Not the focus edit: size is its own dimension (hz_size). */
     for (int tries = 0; done < (int)want && tries < 32; tries++)
-        if (hz_mutate_apply(p, (HzEdit)hz_rng_below(rng, HZ_EDIT__COUNT), rng))
+        if (hz_mutate_apply(p, (HzEdit)hz_rng_below(rng, HZ_EDIT_focus), rng))
             done++;
     return done;
 }
@@ -828,7 +875,7 @@ size_t hz_mutate_bytes(const uint8_t *data, size_t size, uint8_t *out, size_t ma
         if (attempt > 0)
             memcpy(p, orig, sizeof *p);
         hz_mutate_program(p, &rng);
-        size_dimension(p, orig, &rng);
+        size_dimension(p, orig, hz_size.focus_keep_large, &rng);
         if (attempt > 1)   /* too big for max_size: make room */
             hz_mutate_apply(p, HZ_EDIT_shrink, &rng);
         if (hz_program_equal(p, orig))
@@ -850,7 +897,7 @@ size_t hz_crossover_bytes(const uint8_t *d1, size_t s1, const uint8_t *d2, size_
     HzProgram *b = hz_decode(d2, s2);
     HzProgram *a0 = hz_program_clone(a);
     hz_splice_programs(a, b, &rng);
-    size_dimension(a, a0, &rng);
+    size_dimension(a, a0, hz_size.splice_keep_large, &rng);
     hz_program_free(a0);
     size_t r = emit_bytes(a, out, max_size);
     hz_program_free(a);

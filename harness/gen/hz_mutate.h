@@ -49,7 +49,8 @@ typedef enum {
     X(member_insert) X(member_delete) X(member_kind) X(member_variant) X(member_value) \
     X(meta_edit) X(class_insert) X(class_delete) X(class_rebase) \
     X(between_insert) X(between_delete) X(between_replace) \
-    X(args_edit) X(other_edit) X(shrink) X(focus)
+    X(args_edit) X(other_edit) X(shrink) \
+    X(focus)   /* last: hz_mutate_program never draws it (hz_size decides) */
 #define HZ_ENUM_EDIT(n) HZ_EDIT_##n,
     HZ_EDITS(HZ_ENUM_EDIT)
 #undef HZ_ENUM_EDIT
@@ -66,24 +67,31 @@ const char *hz_edit_name(HzEdit e);
 #define HZ_SMALL_BETWEEN 2
 #define HZ_SMALL_MEMBERS 3   /* per class, besides those something names */
 bool hz_program_is_small(const HzProgram *p);
-/* hz_mutate_bytes and hz_crossover_bytes cut a program that is not small down to a
- * small one (the focus edit) before editing it, except one time in this many
- * (default HZ_FOCUS_KEEP_LARGE; 0: never cut). The fuzz target sets it from
- * TRACEFUZZ_FOCUS. */
-#define HZ_FOCUS_KEEP_LARGE 4
-extern unsigned hz_focus_keep_large;
-/* The edited programs not cut down keep, per class, the members something names
- * (a statement, between(), make_other(), an override), those that act class-wide
- * (hooks, slots) and this many others at random (default HZ_TRIM_SPARE;
- * HZ_MAX_MEMBERS or more: no trim). TRACEFUZZ_TRIM sets it in the fuzz target. */
-#define HZ_TRIM_SPARE 1
-extern unsigned hz_trim_spare;
+/* Program size as a mutation dimension, for hz_mutate_bytes and hz_crossover_bytes
+ * (docs/PROGRAMS.md, "Program size"): an edited program that is not small is cut
+ * down to a small one around what the edit changed (the focus edit), except one
+ * time in focus_keep_large (splice_keep_large for crossovers; 0: never cut); other
+ * edited programs keep, per class, the members something names (a statement,
+ * between(), make_other(), an override), those that act class-wide (hooks, slots)
+ * and trim_spare others at random (-1: no trim). Off by default (HZ_SIZE_OFF):
+ * HZ_SIZE_SMALL ran the fuzzing loop at ~1.7x the execs per CPU second but took
+ * two faults of the zoo more execs and CPU seconds to find (docs/FUZZING.md,
+ * "Program size and the fault zoo"). The fuzz target sets it from TRACEFUZZ_SMALL,
+ * TRACEFUZZ_FOCUS, TRACEFUZZ_FOCUS_SPLICE and TRACEFUZZ_TRIM. */
+typedef struct {
+    unsigned focus_keep_large;
+    unsigned splice_keep_large;
+    int trim_spare;
+} HzSizeDimension;
+#define HZ_SIZE_OFF {0, 0, -1}
+#define HZ_SIZE_SMALL {4, 4, 1}
+extern HzSizeDimension hz_size;
 
 /* Applies one edit of kind e to p (normalised afterwards). Returns false when the
  * edit does not apply (e.g. deleting the only statement); p is then unchanged. */
 bool hz_mutate_apply(HzProgram *p, HzEdit e, HzRng *rng);
 
-/* Applies 1..4 random edits (normalised). Returns the number applied (>= 1 unless no
+/* Applies 1..4 random edits (normalised; never the focus edit). Returns the number applied (>= 1 unless no
  * edit applies at all, which cannot happen for a valid program). */
 int hz_mutate_program(HzProgram *p, HzRng *rng);
 

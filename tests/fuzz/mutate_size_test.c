@@ -6,15 +6,15 @@
  *            result is small (at most HZ_SMALL_STMTS statements and
  *            HZ_SMALL_BETWEEN mutations; at most HZ_SMALL_CLASSES classes unless
  *            one argument's class needs more bases); it is a canonical program
- *            (encode/decode round trip); its statements are a run of the
- *            original's, and each one whose argument kept its class (members
+ *            (encode/decode round trip); its statements are some of the
+ *            original's in order, and each one whose argument kept its class (members
  *            dropped, none changed) reads the same member (kind, variant, value)
  *            with the same access pattern; classes keep at most HZ_SMALL_MEMBERS
  *            members besides those something names or that act class-wide;
- *   bytes    hz_mutate_bytes over the bytes seeds: most outputs of large inputs are
- *            small and their emitted programs have under 0.6 times the lines of their
- *            inputs; with the focus off (hz_focus_keep_large = 0) few are, so the
- *            dimension is what does it.
+ *   bytes    hz_mutate_bytes over the bytes seeds: under HZ_SIZE_SMALL most outputs
+ *            of large inputs are small and their emitted programs have under 0.6
+ *            times the lines of their inputs; under HZ_SIZE_OFF (the default, which
+ *            the test checks) few are, so the dimension is what does it.
  * argv: focus | bytes, then the seed directory. */
 #include "hz_ir.h"
 #include "hz_mutate.h"
@@ -120,6 +120,32 @@ static long stmt_member(const HzProgram *p, const HzLayout *lay, const HzStmt *s
            | (long)k->variant << 8 | k->value;
 }
 
+/* Whether p's statements from i on match orig's from k on as a subsequence (same
+ * pattern and param; the same member read where the argument kept its class);
+ * *checked counts the member comparisons of the match found. */
+static bool match_from(const HzProgram *orig, const HzLayout *lo, const HzProgram *p,
+                       const HzLayout *lp, int i, int k, long *checked)
+{
+    if (i == p->nstmts)
+        return true;
+    for (int j = k; j + (p->nstmts - i) <= orig->nstmts; j++) {
+        const HzStmt *so = &orig->stmts[j], *sp = &p->stmts[i];
+        if (so->pattern != sp->pattern || so->param != sp->param)
+            continue;
+        int oc = orig->arg_class[so->arg], pc = p->arg_class[sp->arg];
+        bool compare = so->arg == sp->arg && kept_from(&orig->classes[oc], &p->classes[pc])
+                       && lo->cls[oc].nmro == lp->cls[pc].nmro;
+        if (compare && stmt_member(orig, lo, so) != stmt_member(p, lp, sp))
+            continue;
+        long sub = 0;
+        if (match_from(orig, lo, p, lp, i + 1, j + 1, &sub)) {
+            *checked += sub + compare;
+            return true;
+        }
+    }
+    return false;
+}
+
 static long nfocused, nsmall_skipped, nstmts_checked;
 
 static void check_focus(const HzProgram *orig, uint64_t seed, const char *what)
@@ -152,33 +178,16 @@ static void check_focus(const HzProgram *orig, uint64_t seed, const char *what)
     hz_program_free(back);
     free(enc);
 
-    /* A run of the original's statements (same patterns and params at some offset),
-     * where each statement whose argument kept its class (same members, same MRO
-     * length) reads a member of the same kind. Patterns can repeat, so any offset
-     * that satisfies both will do. */
+    /* The statements are some of the original's, in order (same patterns and
+     * params), and each one whose argument kept its class (members dropped, none
+     * changed) reads the same member. Patterns repeat: any matching will do. */
     HzLayout lo, lp;
     hz_layout(orig, &lo);
     hz_layout(p, &lp);
-    int found = -1;
     long checked = 0;
-    for (int k = 0; k + p->nstmts <= orig->nstmts && found < 0; k++) {
-        bool same = true;
-        checked = 0;
-        for (int i = 0; i < p->nstmts && same; i++) {
-            const HzStmt *so = &orig->stmts[k + i], *sp = &p->stmts[i];
-            same = so->pattern == sp->pattern && so->param == sp->param;
-            int oc = orig->arg_class[so->arg], pc = p->arg_class[sp->arg];
-            if (!same || so->arg != sp->arg || !kept_from(&orig->classes[oc], &p->classes[pc])
-                || lo.cls[oc].nmro != lp.cls[pc].nmro)
-                continue;
-            same = stmt_member(orig, &lo, so) == stmt_member(p, &lp, sp);
-            checked++;
-        }
-        if (same)
-            found = k;
-    }
-    CHECK(found >= 0, "%s, rng %llu: the statements are not a run of the original's reading "
-          "the same kinds", what, (unsigned long long)seed);
+    CHECK(match_from(orig, &lo, p, &lp, 0, 0, &checked),
+          "%s, rng %llu: the statements are not some of the original's reading the same "
+          "members", what, (unsigned long long)seed);
     nstmts_checked += checked;
     hz_program_free(p);
 }
@@ -253,17 +262,23 @@ static int test_bytes(Seed *seeds, int n)
 {
     long on, off;
     double in_on, out_on, in_off, out_off;
+    HzSizeDimension small = HZ_SIZE_SMALL, none = HZ_SIZE_OFF, dflt = hz_size;
+    CHECK(dflt.focus_keep_large == none.focus_keep_large && dflt.trim_spare == none.trim_spare
+          && dflt.splice_keep_large == none.splice_keep_large, "the size dimension is on by default");
+    hz_size = small;
     mutate_seeds(seeds, n, &on, &in_on, &out_on);
-    unsigned saved = hz_focus_keep_large;
-    hz_focus_keep_large = 0;
+    hz_size = none;
     mutate_seeds(seeds, n, &off, &in_off, &out_off);
-    hz_focus_keep_large = saved;
-    printf("mutations of the large seeds: %ld.%ld%% small, %.0f lines -> %.0f (focus on, 1 in "
-           "%u kept large); %ld.%ld%% small, %.0f lines -> %.0f (focus off)\n",
-           on / 10, on % 10, in_on, out_on, saved, off / 10, off % 10, in_off, out_off);
+    hz_size = dflt;
+    printf("mutations of the large seeds: %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_SMALL: "
+           "1 in %u kept large); %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_OFF, the default)\n",
+           on / 10, on % 10, in_on, out_on, small.focus_keep_large, off / 10, off % 10, in_off,
+           out_off);
     CHECK(on >= 600, "only %ld per mille of the outputs are small", on);
     CHECK(out_on < 0.6 * in_on, "outputs %.0f lines, inputs %.0f", out_on, in_on);
     CHECK(off <= 300, "%ld per mille small without the focus: the test measures nothing", off);
+    CHECK(out_off > 0.9 * in_off, "HZ_SIZE_OFF changed the size: %.0f -> %.0f lines", in_off,
+          out_off);
     return 0;
 }
 
