@@ -687,7 +687,7 @@ static uint64_t stmt_meaning(const HzProgram *p, const HzLayout *lay, const HzSt
  * fuzzing loop can run mostly small programs (compiling is most of an input's cost
  * and grows with its lines) that still hold what made the edit new, while large
  * programs (seeds, the edits kept large) keep the rare combinations coming. Off by
- * default: measured, it costs two faults of the zoo execs and CPU seconds to find
+ * default: measured, it takes four faults of the zoo 1.3-1.6x the execs to find
  * (docs/FUZZING.md, "Program size and the fault zoo"). */
 HzSizeDimension hz_size = HZ_SIZE_OFF;
 

@@ -75,7 +75,7 @@ bool hz_program_is_small(const HzProgram *p);
  * between(), make_other(), an override), those that act class-wide (hooks, slots)
  * and trim_spare others at random (-1: no trim). Off by default (HZ_SIZE_OFF):
  * HZ_SIZE_SMALL ran the fuzzing loop at ~1.7x the execs per CPU second but took
- * two faults of the zoo more execs and CPU seconds to find (docs/FUZZING.md,
+ * four faults of the zoo 1.3-1.6x the execs to find (docs/FUZZING.md,
  * "Program size and the fault zoo"). The fuzz target sets it from TRACEFUZZ_SMALL,
  * TRACEFUZZ_FOCUS, TRACEFUZZ_FOCUS_SPLICE and TRACEFUZZ_TRIM. */
 typedef struct {
