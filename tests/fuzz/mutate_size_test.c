@@ -252,6 +252,22 @@ static void mutate_seeds(Seed *seeds, int n, long *small_pm, double *lines_in,
             hz_program_free(q);
         }
     }
+    /* Crossovers take the same dimension: their outputs are canonical programs. */
+    for (int i = 0; i < n; i++)
+        for (uint64_t s = 1; s <= 20; s++) {
+            const Seed *o = &seeds[(i + 1 + (int)s) % n];
+            size_t m = hz_crossover_bytes(seeds[i].data, seeds[i].size, o->data, o->size, out,
+                                          sizeof out, s * 15485863 + (uint64_t)i);
+            if (m == 0)
+                continue;
+            HzProgram *q = hz_decode(out, m);
+            uint8_t *enc = NULL;
+            size_t ne = 0;
+            CHECK(hz_encode(q, &enc, &ne) == 0 && ne == m && memcmp(enc, out, m) == 0,
+                  "a crossover's output is not the canonical encoding of its program");
+            free(enc);
+            hz_program_free(q);
+        }
     CHECK(outs > 500, "only %ld outputs", outs);
     *small_pm = small * 1000 / outs;
     *lines_in = lin / (double)outs;
