@@ -86,6 +86,13 @@ typedef struct {
 #define HZ_SIZE_OFF {0, 0, -1}
 #define HZ_SIZE_SMALL {4, 4, 1}
 extern HzSizeDimension hz_size;
+/* hz_size.c, for hz_mutate.c: cut a normalised p down around statement s (and
+ * between() mutation b, or any run when b < 0), members trimmed (not normalised
+ * after the trim); and the dimension itself after p was edited from orig: cut it
+ * down around what the edit changed unless small or one time in keep_large (0:
+ * never), else trim unnamed members per hz_size.trim_spare. Normalised. */
+void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *rng);
+void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *rng);
 
 /* Applies one edit of kind e to p (normalised afterwards). Returns false when the
  * edit does not apply (e.g. deleting the only statement); p is then unchanged. */
