@@ -61,7 +61,8 @@ const char *hz_edit_name(HzEdit e);
 
 /* Small programs (docs/PROGRAMS.md, "Program size"): at most this many classes,
  * statements and between() mutations. The focus edit cuts a larger program down to
- * one; the mutator applies it first to most inputs that are not small. */
+ * one; under HZ_SIZE_SMALL the byte-level faces apply it to most edited programs
+ * that are not small. */
 #define HZ_SMALL_CLASSES 3
 #define HZ_SMALL_STMTS 4
 #define HZ_SMALL_BETWEEN 2
@@ -98,8 +99,9 @@ void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzR
  * edit does not apply (e.g. deleting the only statement); p is then unchanged. */
 bool hz_mutate_apply(HzProgram *p, HzEdit e, HzRng *rng);
 
-/* Applies 1..4 random edits (normalised; never the focus edit). Returns the number applied (>= 1 unless no
- * edit applies at all, which cannot happen for a valid program). */
+/* Applies 1..4 random edits (normalised; never the focus edit). Returns the number
+ * applied (>= 1 unless no edit applies at all, which cannot happen for a valid
+ * program). */
 int hz_mutate_program(HzProgram *p, HzRng *rng);
 
 /* Splices parts of src into dst: a class (with the members it holds) replacing or
