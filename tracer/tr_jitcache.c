@@ -130,7 +130,7 @@ void tr_jitcache_clear(TrJitCache *c)
     }
 }
 
-int tr_jitcache_traverse(TrJitCache *c, visitproc visit, void *arg)
+TR_NO_COVERAGE int tr_jitcache_traverse(TrJitCache *c, visitproc visit, void *arg)
 {
     for (int i = 0; i < c->n; i++) {
         int err = tr_rectrace_traverse(c->traces[i], visit, arg);

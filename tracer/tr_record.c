@@ -139,7 +139,7 @@ void tr_rectrace_compact(TrRecTrace *t)
     }
 }
 
-int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg)
+TR_NO_COVERAGE int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg)
 {
     Py_VISIT(t->func);
     Py_VISIT(t->code);
