@@ -331,8 +331,10 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
     case TR_OP_DELETE_ATTR:
     case TR_OP_STORE_SUBSCR:
     case TR_OP_DELETE_SUBSCR:
-        if (t->precheck_end < 0)
+        if (t->precheck_end < 0) {
             t->precheck_end = (int)t->nsteps;
+            t->precheck_attrs = (int)t->nattrs;
+        }
         break;
     case TR_OP_CALL: {
         int is_meth = f->stack[f->sp - (oparg + 2)].obj != NULL;

@@ -128,11 +128,10 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
         PyObject *v = fwd_find(st, owner, s->name);
         if (v != NULL)
             return Py_NewRef(v);
-        PyObject **dp = _PyObject_GetDictPtr(owner);
-        v = dp != NULL && *dp != NULL ? PyDict_GetItemWithError(*dp, s->name) : NULL;
+        /* The guard that just passed looked the key up: its value, nothing ran since. */
+        v = tr_guard_dict_value(s);
         if (v == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_SystemError, "tracer: guarded dict key vanished");
+            PyErr_SetString(PyExc_SystemError, "tracer: guarded dict key vanished");
             return NULL;
         }
         fwd_remember(st, owner, s->name, v);
@@ -233,6 +232,13 @@ done:
 #define CLEAR_VALUE(v) do { TrValue tmp_ = (v); tr_value_clear(&tmp_); } while (0)
 #define SET_TOP_OBJ(o) do { CLEAR_VALUE(TOP()); TOP().obj = (o); } while (0)
 
+/* Inline CACHE entries after each opcode (tr_opcode_caches, without its call). */
+static const unsigned char op_caches[256] = {
+#define TR_OP(name, num, caches, status, why) [num] = caches,
+#include "tr_opcodes.def"
+#undef TR_OP
+};
+
 /* Skips EXTENDED_ARG prefixes: the code unit of the instruction they introduce. */
 static int skip_prefixes(const TrFrame *f, int i)
 {
@@ -264,7 +270,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         TrStep *s = &t->steps[i];
         int op = s->op, oparg = s->oparg;
         int here = f->lasti = s->offset;
-        next = here + 1 + tr_opcode_caches(op);
+        next = here + 1 + op_caches[op];
         int jumped = 0;
         switch (op) {
         case TR_OP_NOP:
@@ -439,7 +445,12 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_FOR_ITER: {
             PyObject *it = TOP().obj;
-            if (!PyRange_Check(it) && !PyList_CheckExact(it) && !PyTuple_CheckExact(it))
+            /* FOR_ITER's operand is the iterator GET_ITER made: those of ranges, lists
+             * and tuples yield without running code (the test named the iterables,
+             * so every loop forgot its forwarded loads on each iteration). */
+            PyTypeObject *itt = Py_TYPE(it);
+            if (itt != &PyRangeIter_Type && itt != &PyLongRangeIter_Type &&
+                itt != &PyListIter_Type && itt != &PyTupleIter_Type)
                 fwd_forget_all(st);
             PyObject *v;
             int more = tr_op_for_iter(it, &v);
@@ -710,7 +721,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
 
     check_path:
-        if (i + 1 < t->nsteps && t->steps[i + 1].offset == skip_prefixes(f, next))
+        /* A recorded offset is never an EXTENDED_ARG: equal to next is the common case,
+         * a prefix between them the rare one. */
+        if (i + 1 < t->nsteps && (t->steps[i + 1].offset == next ||
+                                  t->steps[i + 1].offset == skip_prefixes(f, next)))
             continue;
         exit_reason = jumped || op == TR_OP_FOR_ITER || op == TR_OP_JUMP_IF_FALSE_OR_POP ||
                               op == TR_OP_JUMP_IF_TRUE_OR_POP ||
