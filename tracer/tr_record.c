@@ -318,13 +318,33 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
             owner.prov->index >= 0 && owner.prov->index < r->nargs &&
             r->args[owner.prov->index] == owner.obj)
             a->input = owner.prov->index;
+        int per_step = TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY);
+        if (!per_step && r->last_attr != NULL && offset < Py_SIZE(f->code)) {
+            /* The entry this instruction recorded last, when every one of its guards
+             * (fully: no fault skips any) holds for this owner, is what recording
+             * would make again: share it without classifying the load anew. Not for
+             * NATIVE entries, whose two checks do not pin what recording decides, nor
+             * for a class attribute whose descriptor-ness changed (its __class__
+             * assigned: the class-access guards compare it by identity only). */
+            int prev = r->last_attr[offset];
+            if (prev >= 0) {
+                TrAttrStep *p = &t->attrs[prev];
+                int cls_kind_holds = !(p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_TYPE_STABLE) ||
+                    (Py_TYPE(p->descr)->tp_descr_get != NULL) == (p->kind == TR_AK_TYPE_DESC);
+                if (p->kind != TR_AK_NATIVE && cls_kind_holds && p->input == a->input &&
+                    tr_guard_check(p, owner.obj, 0) < 0) {
+                    s->attr = prev;
+                    break;
+                }
+            }
+        }
         if (tr_guard_record(a, owner.obj, name, op == TR_OP_LOAD_METHOD, run->faults) < 0) {
             PyErr_Clear();
             tr_step_clear(a);
             mark(t, TR_UR_FAILED);
             return;
         }
-        s->attr = intern_attr(r, t, offset, TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY));
+        s->attr = intern_attr(r, t, offset, per_step);
         break;
     }
     case TR_OP_STORE_ATTR:

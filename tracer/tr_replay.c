@@ -24,6 +24,7 @@
 #include "tr_faults.h"
 #include "tr_provcheck.h"
 #include "tr_ops.h"
+#include <structmember.h>
 
 /* ---- load forwarding ---- */
 #define TR_FWD_MAX 16
@@ -143,6 +144,21 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
     case TR_AK_META_STABLE:
         return Py_NewRef(s->meta_descr);
     case TR_AK_DATA_DESC:
+        if (Py_IS_TYPE(s->descr, &PyMemberDescr_Type) &&
+            !(((PyMemberDescrObject *)s->descr)->d_member->flags & PY_AUDIT_READ)) {
+            /* A slot: member_get runs no user code (no audit hook), so forwarded
+             * loads stay; a set T_OBJECT_EX slot (the guard checked it and the
+             * owner's type) is read in place. */
+            PyMemberDef *m = ((PyMemberDescrObject *)s->descr)->d_member;
+            if (s->slot_set == 1 && m->type == T_OBJECT_EX) {
+                PyObject *v = *(PyObject **)((char *)owner + m->offset);
+                if (v != NULL)
+                    return Py_NewRef(v);
+            }
+            r = s->dget(s->descr, owner, (PyObject *)Py_TYPE(owner));
+            break;
+        }
+        /* fall through */
     case TR_AK_NONDATA_DESC:
         fwd_forget_all(st);
         r = s->dget(s->descr, owner, (PyObject *)Py_TYPE(owner));
@@ -180,9 +196,25 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
 
 /* 1 when no user code can run for operands a (and b): builtin scalars and exact
  * builtin containers, as the tracer's own rule (tr_is_plain_operands). */
-static int plain(PyObject *a, PyObject *b)
+static inline int plain(PyObject *a, PyObject *b)
 {
+    /* ints and floats first: most operands of a loop body, without the call */
+    if ((Py_IS_TYPE(a, &PyLong_Type) || Py_IS_TYPE(a, &PyFloat_Type)) &&
+        (b == NULL || Py_IS_TYPE(b, &PyLong_Type) || Py_IS_TYPE(b, &PyFloat_Type)))
+        return 1;
     return tr_is_plain_operands(a, b);
+}
+
+/* tr_op_pop inlined: n values off the stack, in order from the deepest. */
+static inline void pop_n(TrFrame *f, int n)
+{
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: replay pops %d values from a stack of %d\n", n, f->sp);
+        abort();
+    }
+    f->sp -= n;
+    for (int k = 0; k < n; k++)
+        tr_value_clear(&f->stack[f->sp + k]);
 }
 
 /* ---- the side exit: the tracer's interpreter takes the frame over ---- */
@@ -329,7 +361,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (!plain(v, NULL))
                 fwd_forget_all(st);
             PyObject *r = tr_op_unary(op, v);
-            tr_op_pop(f, 1);           /* ceval releases the operand, also before an error */
+            pop_n(f, 1);           /* ceval releases the operand, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -350,7 +382,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 r = tr_op_subscr(a, b);
             else
                 r = tr_op_contains(a, b, oparg);
-            tr_op_pop(f, 2);           /* ceval's order: the deeper operand first */
+            pop_n(f, 2);           /* ceval's order: the deeper operand first */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -358,7 +390,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_IS_OP: {
             PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
-            tr_op_pop(f, 2);
+            pop_n(f, 2);
             PUSH_OBJ(r);
             break;
         }
@@ -370,7 +402,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 err = tr_op_store_subscr(PEEK(2).obj, TOP().obj, PEEK(3).obj);
             else
                 err = tr_op_delete_subscr(PEEK(2).obj, TOP().obj);
-            tr_op_pop(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
+            pop_n(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
             if (err < 0)
                 goto error;
             break;

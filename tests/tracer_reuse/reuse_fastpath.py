@@ -8,6 +8,9 @@ state a shortcut skips changes and the shortcut does not notice.
   dict_memo_shadow    a callee puts a key shadowing a class attribute into the instance
                       dict in the middle of a replayed loop: the memoised "key absent"
                       must not hold, the replay leaves at the dict key guard
+  slot_in_place       a set slot read in place by the replay: a callee changes it in the
+                      loop (every load sees the new value), then deletes it (the slot
+                      guard fails, AttributeError as eagerly)
   entry_unique        the entry check walks the attribute entries made before the first
                       store (once each): a load before the store is checked at entry (a
                       retrace), a load after it only inline (a replay with a side exit)
@@ -91,6 +94,41 @@ def dict_memo_shadow():
     delta = stats_delta(before)
     ok = got == [want] * 2 and want != 30 and delta.get("side_exit.guard.dict_key", 0) > 0
     print(("ok   " if ok else "FAIL ") + f"dict_memo_shadow: {got} want {want}; {delta}")
+    return ok
+
+
+SLOT_SRC = """
+LOG = []
+class S:
+    __slots__ = ("v", "w")
+    def __init__(self):
+        self.v = 1
+        self.w = 2
+POKE = [-1]
+def poke(s, i):
+    s.v = s.v + 10
+    if i == POKE[0]:
+        del s.v
+def make():
+    return (S(),)
+def program(s):
+    t = 0
+    for i in range(6):
+        t = t * 3 + s.v + s.w
+        poke(s, i)
+    return t
+def arm(s):
+    POKE[0] = 4
+"""
+
+
+def slot_in_place():
+    # A slot read in place (TrAttrStep.slot_set): a callee changes it each iteration
+    # (every load sees the new value), then deletes it (the slot guard fails and the
+    # load raises AttributeError as eagerly).
+    plan = [("call", "make")] * 3 + [("do", "arm")] + [("call", "make")] * 2
+    ok, _, delta = check("slot_in_place", SLOT_SRC, plan,
+                         ["replays", "side_exit.guard.slot"])
     return ok
 
 
@@ -254,8 +292,8 @@ def oracle_memo():
     return ok
 
 
-CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, entry_unique,
-                                  oracle_memo]}
+CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
+                                  entry_unique, oracle_memo]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
