@@ -309,15 +309,13 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
             t->attrs = na;
             t->capattrs = cap;
         }
-        TrAttrStep *a = &t->attrs[t->nattrs];
-        memset(a, 0, sizeof *a);
-        a->input = -1;
         TrValue owner = f->stack[f->sp - 1];
         PyObject *name = PyTuple_GET_ITEM(f->code->co_names, oparg);
+        int input = -1;
         if (owner.prov != NULL && owner.prov->kind == TR_PROV_INPUT && owner.prov->name == NULL &&
             owner.prov->index >= 0 && owner.prov->index < r->nargs &&
             r->args[owner.prov->index] == owner.obj)
-            a->input = owner.prov->index;
+            input = owner.prov->index;
         int per_step = TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY);
         if (!per_step && r->last_attr != NULL && offset < Py_SIZE(f->code)) {
             /* The entry this instruction recorded last, when every one of its guards
@@ -331,13 +329,16 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
                 TrAttrStep *p = &t->attrs[prev];
                 int cls_kind_holds = !(p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_TYPE_STABLE) ||
                     (Py_TYPE(p->descr)->tp_descr_get != NULL) == (p->kind == TR_AK_TYPE_DESC);
-                if (p->kind != TR_AK_NATIVE && cls_kind_holds && p->input == a->input &&
+                if (p->kind != TR_AK_NATIVE && cls_kind_holds && p->input == input &&
                     tr_guard_check(p, owner.obj, 0) < 0) {
                     s->attr = prev;
                     break;
                 }
             }
         }
+        TrAttrStep *a = &t->attrs[t->nattrs];
+        memset(a, 0, sizeof *a);
+        a->input = input;
         if (tr_guard_record(a, owner.obj, name, op == TR_OP_LOAD_METHOD, run->faults) < 0) {
             PyErr_Clear();
             tr_step_clear(a);

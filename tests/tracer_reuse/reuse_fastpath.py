@@ -11,6 +11,9 @@ state a shortcut skips changes and the shortcut does not notice.
   slot_in_place       a set slot read in place by the replay: a callee changes it in the
                       loop (every load sees the new value), then deletes it (the slot
                       guard fails, AttributeError as eagerly)
+  record_rebind       the recorder shares an instruction's last attribute entry only while
+                      its guards hold: a class attribute rebound in the middle of the
+                      traced loop gets its own entry, the same call then replays to the end
   entry_unique        the entry check walks the attribute entries made before the first
                       store (once each): a load before the store is checked at entry (a
                       retrace), a load after it only inline (a replay with a side exit)
@@ -129,6 +132,47 @@ def slot_in_place():
     plan = [("call", "make")] * 3 + [("do", "arm")] + [("call", "make")] * 2
     ok, _, delta = check("slot_in_place", SLOT_SRC, plan,
                          ["replays", "side_exit.guard.slot"])
+    return ok
+
+
+REBIND_SRC = """
+LOG = []
+class C:
+    k = 5
+def flip(i):
+    if i == 3:
+        C.k = 7
+G = C()
+def program(n):
+    t = 0
+    for i in range(n):
+        t = t * 10 + G.k
+        flip(i)
+    return t
+"""
+
+
+def record_rebind():
+    # The recorder shares an instruction's previous attribute entry only while its
+    # guards hold: C.k rebound by a callee in the middle of the traced loop must give
+    # the later iterations an entry of their own, so the same call replays to the end
+    # (sharing the stale entry would leave the trace at its class_attr guard). The
+    # owner is a global: an argument's guards would all be checked at entry.
+    ns = fresh(REBIND_SRC)
+    C = ns["C"]
+    f = tfjit.jit(ns["program"])
+    want, got = [], []
+    for k in range(4):
+        C.k = 5
+        want.append(ns["program"](6))
+        C.k = 5
+        if k == 1:
+            before = tfjit.stats()
+        got.append(f(6))
+    delta = stats_delta(before)
+    ok = (got == want and delta.get("replays_completed", 0) == 3 and
+          "side_exits" not in delta)
+    print(("ok   " if ok else "FAIL ") + f"record_rebind: {got} want {want}; {delta}")
     return ok
 
 
@@ -293,7 +337,7 @@ def oracle_memo():
 
 
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
-                                  entry_unique, oracle_memo]}
+                                  record_rebind, entry_unique, oracle_memo]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
