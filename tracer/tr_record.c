@@ -112,7 +112,8 @@ void tr_rectrace_compact(TrRecTrace *t)
             return;
         }
         memcpy(s, t->steps, (size_t)t->nsteps * sizeof(TrStep));
-        memcpy(a, t->attrs, (size_t)t->nattrs * sizeof(TrAttrStep));   /* moves the refs */
+        if (t->nattrs > 0)   /* no attribute load yet in this process: attrs is NULL */
+            memcpy(a, t->attrs, (size_t)t->nattrs * sizeof(TrAttrStep));   /* moves the refs */
         Py_ssize_t n = t->nsteps, na = t->nattrs;
         release_scratch(t);
         t->steps = s;
