@@ -836,8 +836,9 @@ int cmd_fuzz(int argc, char **argv)
     }
 
     collect_artifacts(afl ? aflout : artifacts, afl, o.jobs, &arts, &narts);
-    if (narts > 0) {   /* qsort wants a non-null array even for no elements */
+    if (narts > 0)   /* qsort wants a non-null array even for no elements */
         qsort(arts, narts, sizeof *arts, cmp_str);
+    if (narts > 0 && !interrupted) {
         fprintf(stderr, "tracefuzz fuzz: replaying %zu saved input%s\n", narts,
                 narts == 1 ? "" : "s");
     }

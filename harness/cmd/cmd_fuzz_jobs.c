@@ -113,7 +113,8 @@ static void parse_line(const char *line, FuzzJob *j)
     FuzzStats *st = &j->st;
     if (strncmp(line, nondet, sizeof nondet - 1) == 0)
         st->nondet++;
-    if (strncmp(line, units, sizeof units - 1) == 0)
+    /* (fork mode's parent counts only what it ran itself: its status lines count all) */
+    if (!j->fork_mode && strncmp(line, units, sizeof units - 1) == 0)
         st->execs = st->base + strtoull(line + sizeof units - 1, NULL, 10);
     /* fork mode reports its children's crashes in oom/timeout/crash only */
     if (!j->fork_mode && strstr(line, "Test unit written to ") != NULL)
@@ -158,12 +159,15 @@ static void job_line(FuzzJob *j, FILE *log, bool many)
     j->len = 0;
 }
 
-/* Reads what the job's process wrote so far. Returns false at EOF. */
+/* Reads what the job's process wrote so far; the logs are flushed (they are read
+ * while the run goes on). Returns false at EOF. */
 static bool job_read(FuzzJob *j, FILE *log, bool many)
 {
     char buf[4096];
     ssize_t n;
+    bool any = false;
     while ((n = read(j->fd, buf, sizeof buf)) > 0) {
+        any = true;
         for (ssize_t i = 0; i < n; i++) {
             if (buf[i] == '\n')
                 job_line(j, log, many);
@@ -173,6 +177,11 @@ static bool job_read(FuzzJob *j, FILE *log, bool many)
                     job_line(j, log, many);
             }
         }
+    }
+    if (any) {
+        if (j->log != NULL)
+            fflush(j->log);
+        fflush(log);
     }
     return !(n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR));
 }
