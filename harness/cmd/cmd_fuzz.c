@@ -7,11 +7,16 @@
  *   tree; --fuzzer PATH overrides) under libFuzzer, or under afl-fuzz with the
  *   structure-aware custom mutator libtfafl_mutator.so. Seeds: corpus/seed of the
  *   source tree (--seeds DIR), the dictionary corpus/tracefuzz.dict. For --time S
- *   seconds (default 300) on --jobs N processes (default 1: libFuzzer is rerun on the
- *   grown corpus after each crash; N > 1: libFuzzer's -fork=N, or one afl-fuzz -M
- *   and N-1 -S). Progress goes to stderr every few seconds; the engine's own output
- *   to DIR/fuzz.log. Afterwards each saved crash is replayed through a worker, as
- *   `run` would, and written into DIR/findings as NAME.tf (the input), NAME.py
+ *   seconds (default 300) on --jobs N processes (default 1). libFuzzer: N persistent
+ *   jobs (CPython initialised once per process) sharing the corpus directory (each
+ *   rereads it every second), job J's -seed --seed+J (default random); a job that
+ *   stops at a crash is rerun on the grown corpus for the time left, and one whose
+ *   corpus or seeds fail before fuzzing goes on in fork mode (-fork=1, crashes
+ *   ignored). AFL++: one afl-fuzz -M and N-1 -S. Progress goes to stderr every few
+ *   seconds (execs and crashes summed over the jobs, coverage and corpus the best
+ *   job's); the engine's own output to DIR/fuzz.log (with N > 1 libFuzzer jobs, each
+ *   line prefixed "[J] ", and job J's alone in DIR/fuzz-J.log). Afterwards each
+ *   saved crash is replayed through a worker, as `run` would, and written into DIR/findings as NAME.tf (the input), NAME.py
  *   (the repro script, `tracefuzz repro`) and NAME.report (the verdict, report and observations). The summary
  *   on stdout: time, execs and execs/s, coverage (libFuzzer: edges, features and
  *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
@@ -26,6 +31,9 @@
  *   NAME.min.tf) beside it, unless NAME.min.py exists already; the summary gives
  *   its size in program lines.
  *   --memory-limit means what it means for `run` (also the engine's -rss_limit_mb).
+ *   SIGINT/SIGTERM end every engine process (each libFuzzer job's process group)
+ *   and remove their temporary directories; the saved inputs are not replayed (the
+ *   summary names where they are) and the exit status is 128 + the signal.
  *   Exit status: 0 when nothing was found, 1 when something was, 2 when the fuzz
  *   target is missing, the target does not load or fails the preflight, a fault is
  *   unknown, or the engine ran no input. --jobs above the core count is capped.
