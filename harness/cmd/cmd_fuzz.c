@@ -72,7 +72,7 @@ typedef struct {
     double time_s;
     unsigned jobs;
     bool strict;
-    bool first;                    /* --first: stop at the first finding (libFuzzer, 1 job) */
+    bool first;                    /* --first: stop at the first finding (libFuzzer) */
     const char *json, *junit, *sarif, *baseline;   /* as for `run` (cmd_results.c) */
     bool no_reduce;                /* --no-reduce */
     double reduce_time;            /* --reduce-time S per new signature */
@@ -110,7 +110,7 @@ static const char usage_fuzz[] =
     "  --jobs N           parallel fuzzing processes (default 1): libFuzzer runs N\n"
     "                     persistent jobs on one corpus, logs DIR/fuzz-J.log\n"
     "  --seed N           libFuzzer's -seed of job J is N+J (default: random)\n"
-    "  --first            stop at the first finding (libFuzzer on one job; for tests\n"
+    "  --first            stop every job at the first finding (libFuzzer; for tests\n"
     "                     and time-to-find measurements)\n"
     "  --out DIR          output directory (default out/fuzz); DIR/corpus is kept,\n"
     "                     so a second run continues where the first stopped\n"

@@ -378,6 +378,13 @@ int cmd_fuzz_libfuzzer(const CmdFuzzJobs *c, FILE *log, double start, CmdFuzzJob
                 j->done = true;   /* its time is up, or the run is over */
                 continue;
             }
+            if (c->first) {   /* --first: one finding is what was asked for (a seed's too) */
+                stopping = true;
+                j->done = true;
+                for (unsigned m = 0; m < n; m++)
+                    job_terminate(&jobs[m], now);
+                continue;
+            }
             if (!j->inited) {
                 if (many)
                     fprintf(stderr, "tracefuzz fuzz: job %u: an input of the corpus fails: "
@@ -387,13 +394,6 @@ int cmd_fuzz_libfuzzer(const CmdFuzzJobs *c, FILE *log, double start, CmdFuzzJob
                             "in fork mode\n");
                 j->fork_mode = true;
                 r->fork_fallbacks++;
-            }
-            else if (c->first) {   /* --first: one finding is what was asked for */
-                stopping = true;
-                j->done = true;
-                for (unsigned m = 0; m < n; m++)
-                    job_terminate(&jobs[m], now);
-                continue;
             }
             else {
                 r->restarts++;
