@@ -644,6 +644,8 @@ int cmd_fuzz(int argc, char **argv)
                 "here; using %ld\n", o.jobs, ncpu, ncpu);
         o.jobs = (unsigned)ncpu;
     }
+    if (o.jobs > 64)
+        o.jobs = 64;   /* the engines' supervisors keep at most 64 processes */
     bool afl = strcmp(o.engine, "afl") == 0;
     if (!afl && strcmp(o.engine, "libfuzzer") != 0) {
         rc = cmd_usage_error(usage_fuzz, "--engine %s: want libfuzzer or afl", o.engine);
