@@ -16,8 +16,9 @@
  *   seconds (execs and crashes summed over the jobs, coverage and corpus the best
  *   job's); the engine's own output to DIR/fuzz.log (with N > 1 libFuzzer jobs, each
  *   line prefixed "[J] ", and job J's alone in DIR/fuzz-J.log). Afterwards each
- *   saved crash is replayed through a worker, as `run` would, and written into DIR/findings as NAME.tf (the input), NAME.py
- *   (the repro script, `tracefuzz repro`) and NAME.report (the verdict, report and observations). The summary
+ *   saved crash is replayed through a worker, as `run` would, and written into
+ *   DIR/findings as NAME.tf (the input), NAME.py (the repro script, `tracefuzz
+ *   repro`) and NAME.report (the verdict, report and observations). The summary
  *   on stdout: time, execs and execs/s, coverage (libFuzzer: edges, features and
  *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
  *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs (--corpus
@@ -45,7 +46,6 @@
 #include "hz_reduce.h"
 #include "or_verdict.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
