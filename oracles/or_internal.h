@@ -10,6 +10,17 @@
 #include <stdint.h>
 #include <string.h>
 
+/* For the fuzz target's coverage (a persistent process running input after input):
+ * address hash tables, caches and capacity growth run differently after other inputs
+ * (or at other addresses) for the same input. Functions of that kind are left out of
+ * coverage instrumentation (and not inlined into instrumented ones) so that an input's
+ * features depend on the input alone (tests/fuzz/feature_determinism.c). */
+#if defined(__clang__)
+#define OR_NO_COVERAGE __attribute__((noinline, no_sanitize("coverage")))
+#else
+#define OR_NO_COVERAGE
+#endif
+
 /* Caps of the observation format (docs/OBSERVATION.md). Changing one changes what an
  * observation says, so it bumps OR_OBS_VERSION. */
 #define OR_CAP_DEPTH   8      /* nesting below a root whose contents are printed */

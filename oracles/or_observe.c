@@ -54,7 +54,7 @@ slot_of(PyObject *o)
 }
 
 /* The number of o, or 0 when o has none yet. */
-static size_t
+OR_NO_COVERAGE static size_t
 obj_lookup(ObsState *st, PyObject *o)
 {
     for (size_t i = slot_of(o);; i = (i + 1) & (TABLE_SIZE - 1)) {
@@ -70,7 +70,7 @@ obj_lookup(ObsState *st, PyObject *o)
 
 /* Numbers o (not numbered yet); 0 when the object cap is reached. Holds a
  * reference so the address cannot be reused during the traversal. */
-static size_t
+OR_NO_COVERAGE static size_t
 obj_number(ObsState *st, PyObject *o)
 {
     if (st->nobjs >= OR_CAP_OBJECTS) {

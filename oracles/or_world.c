@@ -90,7 +90,7 @@ type_slot(PyTypeObject *tp)
 
 /* The index of tp among the examined types, added (a program class then joins
  * the list) when new; -1 for a static type (never the program's) or past the cap. */
-static long
+OR_NO_COVERAGE static long
 mark_type(OrWorld *w, PyTypeObject *tp)
 {
     if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) {

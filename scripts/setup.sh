@@ -3,7 +3,8 @@
 # Usage: scripts/setup.sh            (no options; safe to run any number of times)
 set -euo pipefail
 if [ "${1:-}" = "--help" ]; then sed -n '2,3p' "$0"; exit 0; fi
-pkgs=(clang libclang-rt-14-dev afl++ python3.11 python3.11-dev libpython3.11-dev cmake ninja-build)
+pkgs=(clang libclang-rt-14-dev afl++ python3.11 python3.11-dev libpython3.11-dev cmake ninja-build
+      python3-yaml)   # tests/ci/workflows_check.py reads the CI recipes
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

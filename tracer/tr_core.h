@@ -7,6 +7,17 @@
 #include "tr_eval.h"
 #include "tr_module.h"
 
+/* For the fuzz target's coverage (a persistent process running input after input):
+ * address hash tables, caches and capacity growth run differently after other inputs
+ * (or at other addresses) for the same input. Functions of that kind are left out of
+ * coverage instrumentation (and not inlined into instrumented ones) so that an input's
+ * features depend on the input alone (tests/fuzz/feature_determinism.c). */
+#if defined(__clang__)
+#define TR_NO_COVERAGE __attribute__((noinline, no_sanitize("coverage")))
+#else
+#define TR_NO_COVERAGE
+#endif
+
 /* ---- tr_prov.c: a growable byte buffer for text built in C ---- */
 typedef struct {
     char *buf;               /* PyMem_Raw memory, NUL-terminated, owned */

@@ -20,7 +20,7 @@ typedef struct {
     int lineno, lasti;      /* where it was when it ended (valid once live is NULL) */
 } TrFrameObj;
 
-static int fo_traverse(PyObject *self, visitproc visit, void *arg)
+TR_NO_COVERAGE static int fo_traverse(PyObject *self, visitproc visit, void *arg)
 {
     TrFrameObj *fo = (TrFrameObj *)self;
     Py_VISIT(fo->code);
@@ -31,7 +31,7 @@ static int fo_traverse(PyObject *self, visitproc visit, void *arg)
     return 0;
 }
 
-static int fo_clear(PyObject *self)
+TR_NO_COVERAGE static int fo_clear(PyObject *self)
 {
     TrFrameObj *fo = (TrFrameObj *)self;
     Py_CLEAR(fo->code);

@@ -418,7 +418,7 @@ static void gen_finalize(PyObject *self)
     PyErr_Restore(et, ev, etb);
 }
 
-static int gen_traverse(PyObject *self, visitproc visit, void *arg)
+TR_NO_COVERAGE static int gen_traverse(PyObject *self, visitproc visit, void *arg)
 {
     TrGen *g = (TrGen *)self;
     Py_VISIT(g->code);
@@ -442,7 +442,7 @@ static int gen_traverse(PyObject *self, visitproc visit, void *arg)
     return 0;
 }
 
-static int gen_clear(PyObject *self)
+TR_NO_COVERAGE static int gen_clear(PyObject *self)
 {
     TrGen *g = (TrGen *)self;
     if (g->running)

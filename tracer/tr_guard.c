@@ -49,6 +49,37 @@ static int dict_has(PyObject *o, PyObject *name)
     return v != NULL;
 }
 
+/* dict_has for a guard check, memoised by the dict's version (TrAttrStep.dict_ver):
+ * a loop's load meets the same unchanged dict on every iteration. Leaves the value
+ * found (or NULL) in s->dict_value. */
+static int dict_has_memo(TrAttrStep *s, PyObject *o)
+{
+    PyObject **dp = _PyObject_GetDictPtr(o);
+    if (dp == NULL)
+        return -1;
+    PyObject *d = *dp;
+    if (d == NULL) {
+        s->dict_value = NULL;
+        return 0;
+    }
+    if (!PyDict_CheckExact(d))
+        return -2;
+    uint64_t ver = ((PyDictObject *)d)->ma_version_tag;
+    if (ver != 0 && ver == s->dict_ver)
+        return s->dict_value != NULL;
+    if (!tr_dict_keys_all_str(d))
+        return -2;
+    /* All keys exact strs: the lookup runs no code, the version read above holds. */
+    PyObject *v = PyDict_GetItemWithError(d, s->name);
+    if (v == NULL && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -2;
+    }
+    s->dict_ver = ver;
+    s->dict_value = v;
+    return v != NULL;
+}
+
 /* A __slots__ member: -1 when descr is not one, else 1 set / 0 unset on o. */
 static int slot_state(PyObject *descr, PyObject *o)
 {
@@ -180,7 +211,7 @@ int tr_guard_record(TrAttrStep *s, PyObject *owner, PyObject *name, int method, 
     return 0;
 }
 
-int tr_guard_check(const TrAttrStep *s, PyObject *owner, unsigned faults)
+int tr_guard_check(TrAttrStep *s, PyObject *owner, unsigned faults)
 {
     PyTypeObject *t = Py_TYPE(owner);
     if (t != s->type)
@@ -224,7 +255,7 @@ int tr_guard_check(const TrAttrStep *s, PyObject *owner, unsigned faults)
     /* The dict key decides between the dict and a non-data descriptor or a class
      * attribute (and __getattr__); under a data descriptor it does not matter. */
     if (s->kind != TR_AK_DATA_DESC) {
-        int has = dict_has(owner, s->name);
+        int has = dict_has_memo(s, owner);
         int unguarded = (s->kind == TR_AK_NONDATA_DESC || s->kind == TR_AK_CLASS_ATTR) &&
                         ((faults >> TR_FAULT_DICT_SHADOW_UNGUARDED) & 1u);
         if (has == -2 || (!unguarded && has != s->dict_has))

@@ -130,7 +130,7 @@ void tr_jitcache_clear(TrJitCache *c)
     }
 }
 
-int tr_jitcache_traverse(TrJitCache *c, visitproc visit, void *arg)
+TR_NO_COVERAGE int tr_jitcache_traverse(TrJitCache *c, visitproc visit, void *arg)
 {
     for (int i = 0; i < c->n; i++) {
         int err = tr_rectrace_traverse(c->traces[i], visit, arg);
@@ -150,11 +150,12 @@ static int entry_check(TrRecTrace *t, PyObject *const *args, Py_ssize_t nargs,
         if (Py_TYPE(args[i]) != t->arg_types[i])
             return TR_GUARD_INPUT_TYPE;
     }
-    Py_ssize_t end = t->precheck_end >= 0 ? t->precheck_end : t->nsteps;
+    /* Entries are appended in step order and shared only with later steps, so those
+     * made before the first store are exactly the ones its earlier steps use: each
+     * checked once, in the order of its first step. */
+    Py_ssize_t end = t->precheck_end >= 0 ? t->precheck_attrs : t->nattrs;
     for (Py_ssize_t i = 0; i < end; i++) {
-        if (t->steps[i].attr < 0)
-            continue;
-        TrAttrStep *s = &t->attrs[t->steps[i].attr];
+        TrAttrStep *s = &t->attrs[i];
         PyObject *owner = s->input >= 0 ? args[s->input] : s->cls;
         if (owner == NULL)
             continue;

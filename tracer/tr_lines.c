@@ -24,7 +24,7 @@ typedef struct TrLineCursor {
 
 static TrLineCursor *cursors;
 
-static void free_cursor(void *p)
+TR_NO_COVERAGE static void free_cursor(void *p)
 {
     TrLineCursor *c = p;
     if (c == NULL)
@@ -40,7 +40,7 @@ static void free_cursor(void *p)
 
 /* The code's cursor, created at its table's start on first use; NULL when co_extra
  * is unavailable (no exception set). */
-static PyCodeAddressRange *cursor_of(PyCodeObject *co)
+TR_NO_COVERAGE static PyCodeAddressRange *cursor_of(PyCodeObject *co)
 {
     if (extra_index == -2) {
         extra_index = _PyEval_RequestCodeExtraIndex(free_cursor);

@@ -217,13 +217,13 @@ static PyObject *jit_descr_get(PyObject *self, PyObject *obj, PyObject *type)
     return PyMethod_New(self, obj);
 }
 
-static int jit_traverse(PyObject *self, visitproc visit, void *arg)
+TR_NO_COVERAGE static int jit_traverse(PyObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(((TrJit *)self)->fn);
     return tr_jitcache_traverse(&((TrJit *)self)->traces, visit, arg);
 }
 
-static int jit_clear(PyObject *self)
+TR_NO_COVERAGE static int jit_clear(PyObject *self)
 {
     Py_CLEAR(((TrJit *)self)->fn);
     tr_jitcache_clear(&((TrJit *)self)->traces);
@@ -327,6 +327,14 @@ fail:
 void tr_last_trace_visit_attrs(TrAttrVisit fn, void *ctx)
 {
     tr_trace_visit_attrs(last_trace, fn, ctx);
+}
+
+void tr_last_trace_clear(void)
+{
+    TrTrace *old = last_trace;
+    last_trace = NULL;
+    Py_CLEAR(last_trace_text);
+    tr_trace_free(old);
 }
 
 static PyObject *mod_last_trace(PyObject *mod, PyObject *unused)

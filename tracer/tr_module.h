@@ -19,4 +19,10 @@ PyMODINIT_FUNC PyInit_tfjit(void);
 typedef void (*TrAttrVisit)(void *ctx, const char *op, const char *how, int cached);
 void tr_last_trace_visit_attrs(TrAttrVisit fn, void *ctx);
 
+/* Frees the last traced call's trace now rather than at the next traced call: an
+ * embedder that runs many programs in one process (the fuzz target) drops it once it
+ * has read it, so freeing one program's trace is never the next program's work (and
+ * coverage). last_trace() is then empty until a call is traced. */
+void tr_last_trace_clear(void);
+
 #endif

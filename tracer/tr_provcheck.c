@@ -199,6 +199,77 @@ done:
     return -1;
 }
 
+static unsigned int valid_tag(PyTypeObject *t)
+{
+    return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
+}
+
+/* The instance dict's version (0 when there is none), as resolve_instance reads it. */
+static uint64_t dict_version(PyObject *owner)
+{
+    PyObject **dp = _PyObject_GetDictPtr(owner);
+    return dp != NULL && *dp != NULL && PyDict_Check(*dp)
+        ? ((PyDictObject *)*dp)->ma_version_tag : 0;
+}
+
+/* resolve_instance through the step's memo. A type whose version tag is unchanged
+ * answers every MRO lookup as before (CPython drops the tag on any change of the type
+ * or its MRO and never reuses one); a dict whose version is unchanged is the same dict
+ * with the same contents (PEP 509). A slot's value lives in the owner, so for a slot
+ * only the descriptor is memoised and the value is read again. */
+static int resolve_instance_memo(TrAttrStep *s, PyObject *owner, PyObject **found)
+{
+    PyTypeObject *tp = Py_TYPE(owner);
+    unsigned int tag = valid_tag(tp);
+    if (tag != 0 && s->pc.tag == tag && s->pc.type == tp) {
+        if (s->pc.member) {
+            PyMemberDef *m = ((PyMemberDescrObject *)s->pc.found)->d_member;
+            PyObject *v = *(PyObject **)((char *)owner + m->offset);
+            if (v == NULL && m->type == T_OBJECT)
+                v = Py_None;
+            *found = v;
+            if (v == NULL)
+                return s->pc.hooked ? RS_UNKNOWN : RS_MISSING;
+            return RS_VALUE;
+        }
+        uint64_t ver = dict_version(owner);
+        if (ver == s->pc.dict_ver) {
+            *found = s->pc.found;
+            return s->pc.rs;
+        }
+    }
+    int rs = resolve_instance(owner, s->name, found);
+    s->pc.tag = 0;
+    if (rs < 0 || tag == 0 || valid_tag(tp) != tag)
+        return rs;
+    /* What resolve_instance decided from the type: a member read, or not. */
+    PyObject *descr = _PyType_Lookup(tp, s->name);
+    int hooked = 0;
+    if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type) &&
+        Py_TYPE(descr)->tp_descr_set != NULL && generic_lookup(tp, &hooked)) {
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        if ((m->type != T_OBJECT && m->type != T_OBJECT_EX) || (m->flags & PY_AUDIT_READ) ||
+            !PyObject_TypeCheck(owner, PyDescr_TYPE(descr)))
+            return rs;
+        s->pc.member = 1;
+        s->pc.found = descr;
+        s->pc.hooked = hooked;
+    }
+    else {
+        s->pc.member = 0;
+        s->pc.found = *found;
+        s->pc.rs = rs;
+        s->pc.dict_ver = dict_version(owner);
+    }
+    s->pc.type = tp;
+    s->pc.tag = tag;
+    return rs;
+}
+
+static int check_resolved(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
+                          const TrProv *chain, int input, const char *via, int replay,
+                          int rs, PyObject *found);
+
 int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
                       const TrProv *chain, int input, const char *via, int replay)
 {
@@ -212,6 +283,14 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
     }
     rs = PyType_Check(owner) ? resolve_class(owner, name, &found)
                              : resolve_instance(owner, name, &found);
+    return check_resolved(owner, name, value, form, chain, input, via, replay, rs, found);
+}
+
+/* Compares what the call used with the resolution (rs, found). */
+static int check_resolved(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
+                          const TrProv *chain, int input, const char *via, int replay,
+                          int rs, PyObject *found)
+{
     if (rs < 0)
         return -1;
     if (rs == RS_UNKNOWN) {
@@ -286,10 +365,18 @@ static const char *step_via(const TrAttrStep *s)
     return "?";
 }
 
-int tr_provcheck_step(const TrAttrStep *s, PyObject *owner, PyObject *value, int method)
+int tr_provcheck_step(TrAttrStep *s, PyObject *owner, PyObject *value, int method)
 {
-    if (!tr_provcheck_on)
+    PyObject *found = NULL;
+    int rs;
+    if (!tr_provcheck_on || owner == NULL || value == NULL)
         return 0;
-    return tr_provcheck_load(owner, s->name, value, method ? TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
-                             NULL, s->input, step_via(s), 1);
+    if (!PyUnicode_CheckExact(s->name)) {
+        n_skipped++;
+        return 0;
+    }
+    rs = PyType_Check(owner) ? resolve_class(owner, s->name, &found)
+                             : resolve_instance_memo(s, owner, &found);
+    return check_resolved(owner, s->name, value, method ? TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
+                          NULL, s->input, step_via(s), 1, rs, found);
 }

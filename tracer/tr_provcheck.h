@@ -41,8 +41,11 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
                       const TrProv *chain, int input, const char *via, int replay);
 
 /* The replay's form: the load of step s on owner produced value (LOAD_METHOD's
- * unbound function when method is 1). Same contract as tr_provcheck_load. */
-int tr_provcheck_step(const TrAttrStep *s, PyObject *owner, PyObject *value, int method);
+ * unbound function when method is 1). Same contract as tr_provcheck_load. The
+ * resolution is memoised in s->pc, keyed by CPython's own version tags (the type's
+ * tp_version_tag, the instance dict's ma_version_tag), never by the trace's guards:
+ * an unchanged type and dict resolve as before, anything else is resolved afresh. */
+int tr_provcheck_step(TrAttrStep *s, PyObject *owner, PyObject *value, int method);
 
 /* Adds "provcheck.checked", "provcheck.skipped", "provcheck.failures" to d. 0 or -1. */
 int tr_provcheck_stats(PyObject *d);

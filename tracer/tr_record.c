@@ -112,7 +112,8 @@ void tr_rectrace_compact(TrRecTrace *t)
             return;
         }
         memcpy(s, t->steps, (size_t)t->nsteps * sizeof(TrStep));
-        memcpy(a, t->attrs, (size_t)t->nattrs * sizeof(TrAttrStep));   /* moves the refs */
+        if (t->nattrs > 0)   /* no attribute load yet in this process: attrs is NULL */
+            memcpy(a, t->attrs, (size_t)t->nattrs * sizeof(TrAttrStep));   /* moves the refs */
         Py_ssize_t n = t->nsteps, na = t->nattrs;
         release_scratch(t);
         t->steps = s;
@@ -139,7 +140,7 @@ void tr_rectrace_compact(TrRecTrace *t)
     }
 }
 
-int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg)
+TR_NO_COVERAGE int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg)
 {
     Py_VISIT(t->func);
     Py_VISIT(t->code);
@@ -309,30 +310,53 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
             t->attrs = na;
             t->capattrs = cap;
         }
-        TrAttrStep *a = &t->attrs[t->nattrs];
-        memset(a, 0, sizeof *a);
-        a->input = -1;
         TrValue owner = f->stack[f->sp - 1];
         PyObject *name = PyTuple_GET_ITEM(f->code->co_names, oparg);
+        int input = -1;
         if (owner.prov != NULL && owner.prov->kind == TR_PROV_INPUT && owner.prov->name == NULL &&
             owner.prov->index >= 0 && owner.prov->index < r->nargs &&
             r->args[owner.prov->index] == owner.obj)
-            a->input = owner.prov->index;
+            input = owner.prov->index;
+        int per_step = TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY);
+        if (!per_step && r->last_attr != NULL && offset < Py_SIZE(f->code)) {
+            /* The entry this instruction recorded last, when every one of its guards
+             * (fully: no fault skips any) holds for this owner, is what recording
+             * would make again: share it without classifying the load anew. Not for
+             * NATIVE entries, whose two checks do not pin what recording decides, nor
+             * for a class attribute whose descriptor-ness changed (its __class__
+             * assigned: the class-access guards compare it by identity only). */
+            int prev = r->last_attr[offset];
+            if (prev >= 0) {
+                TrAttrStep *p = &t->attrs[prev];
+                int cls_kind_holds = !(p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_TYPE_STABLE) ||
+                    (Py_TYPE(p->descr)->tp_descr_get != NULL) == (p->kind == TR_AK_TYPE_DESC);
+                if (p->kind != TR_AK_NATIVE && cls_kind_holds && p->input == input &&
+                    tr_guard_check(p, owner.obj, 0) < 0) {
+                    s->attr = prev;
+                    break;
+                }
+            }
+        }
+        TrAttrStep *a = &t->attrs[t->nattrs];
+        memset(a, 0, sizeof *a);
+        a->input = input;
         if (tr_guard_record(a, owner.obj, name, op == TR_OP_LOAD_METHOD, run->faults) < 0) {
             PyErr_Clear();
             tr_step_clear(a);
             mark(t, TR_UR_FAILED);
             return;
         }
-        s->attr = intern_attr(r, t, offset, TR_FAULT_ON(run, TR_FAULT_SKIP_GETTER_ON_REPLAY));
+        s->attr = intern_attr(r, t, offset, per_step);
         break;
     }
     case TR_OP_STORE_ATTR:
     case TR_OP_DELETE_ATTR:
     case TR_OP_STORE_SUBSCR:
     case TR_OP_DELETE_SUBSCR:
-        if (t->precheck_end < 0)
+        if (t->precheck_end < 0) {
             t->precheck_end = (int)t->nsteps;
+            t->precheck_attrs = (int)t->nattrs;
+        }
         break;
     case TR_OP_CALL: {
         int is_meth = f->stack[f->sp - (oparg + 2)].obj != NULL;

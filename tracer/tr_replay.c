@@ -24,6 +24,7 @@
 #include "tr_faults.h"
 #include "tr_provcheck.h"
 #include "tr_ops.h"
+#include <structmember.h>
 
 /* ---- load forwarding ---- */
 #define TR_FWD_MAX 16
@@ -128,11 +129,10 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
         PyObject *v = fwd_find(st, owner, s->name);
         if (v != NULL)
             return Py_NewRef(v);
-        PyObject **dp = _PyObject_GetDictPtr(owner);
-        v = dp != NULL && *dp != NULL ? PyDict_GetItemWithError(*dp, s->name) : NULL;
+        /* The guard that just passed looked the key up: its value, nothing ran since. */
+        v = tr_guard_dict_value(s);
         if (v == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_SystemError, "tracer: guarded dict key vanished");
+            PyErr_SetString(PyExc_SystemError, "tracer: guarded dict key vanished");
             return NULL;
         }
         fwd_remember(st, owner, s->name, v);
@@ -144,6 +144,21 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
     case TR_AK_META_STABLE:
         return Py_NewRef(s->meta_descr);
     case TR_AK_DATA_DESC:
+        if (Py_IS_TYPE(s->descr, &PyMemberDescr_Type) &&
+            !(((PyMemberDescrObject *)s->descr)->d_member->flags & PY_AUDIT_READ)) {
+            /* A slot: member_get runs no user code (no audit hook), so forwarded
+             * loads stay; a set T_OBJECT_EX slot (the guard checked it and the
+             * owner's type) is read in place. */
+            PyMemberDef *m = ((PyMemberDescrObject *)s->descr)->d_member;
+            if (s->slot_set == 1 && m->type == T_OBJECT_EX) {
+                PyObject *v = *(PyObject **)((char *)owner + m->offset);
+                if (v != NULL)
+                    return Py_NewRef(v);
+            }
+            r = s->dget(s->descr, owner, (PyObject *)Py_TYPE(owner));
+            break;
+        }
+        /* fall through */
     case TR_AK_NONDATA_DESC:
         fwd_forget_all(st);
         r = s->dget(s->descr, owner, (PyObject *)Py_TYPE(owner));
@@ -181,9 +196,25 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
 
 /* 1 when no user code can run for operands a (and b): builtin scalars and exact
  * builtin containers, as the tracer's own rule (tr_is_plain_operands). */
-static int plain(PyObject *a, PyObject *b)
+static inline int plain(PyObject *a, PyObject *b)
 {
+    /* ints and floats first: most operands of a loop body, without the call */
+    if ((Py_IS_TYPE(a, &PyLong_Type) || Py_IS_TYPE(a, &PyFloat_Type)) &&
+        (b == NULL || Py_IS_TYPE(b, &PyLong_Type) || Py_IS_TYPE(b, &PyFloat_Type)))
+        return 1;
     return tr_is_plain_operands(a, b);
+}
+
+/* tr_op_pop inlined: n values off the stack, in order from the deepest. */
+static inline void pop_n(TrFrame *f, int n)
+{
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: replay pops %d values from a stack of %d\n", n, f->sp);
+        abort();
+    }
+    f->sp -= n;
+    for (int k = 0; k < n; k++)
+        tr_value_clear(&f->stack[f->sp + k]);
 }
 
 /* ---- the side exit: the tracer's interpreter takes the frame over ---- */
@@ -233,6 +264,13 @@ done:
 #define CLEAR_VALUE(v) do { TrValue tmp_ = (v); tr_value_clear(&tmp_); } while (0)
 #define SET_TOP_OBJ(o) do { CLEAR_VALUE(TOP()); TOP().obj = (o); } while (0)
 
+/* Inline CACHE entries after each opcode (tr_opcode_caches, without its call). */
+static const unsigned char op_caches[256] = {
+#define TR_OP(name, num, caches, status, why) [num] = caches,
+#include "tr_opcodes.def"
+#undef TR_OP
+};
+
 /* Skips EXTENDED_ARG prefixes: the code unit of the instruction they introduce. */
 static int skip_prefixes(const TrFrame *f, int i)
 {
@@ -264,7 +302,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         TrStep *s = &t->steps[i];
         int op = s->op, oparg = s->oparg;
         int here = f->lasti = s->offset;
-        next = here + 1 + tr_opcode_caches(op);
+        next = here + 1 + op_caches[op];
         int jumped = 0;
         switch (op) {
         case TR_OP_NOP:
@@ -323,7 +361,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (!plain(v, NULL))
                 fwd_forget_all(st);
             PyObject *r = tr_op_unary(op, v);
-            tr_op_pop(f, 1);           /* ceval releases the operand, also before an error */
+            pop_n(f, 1);           /* ceval releases the operand, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -344,7 +382,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 r = tr_op_subscr(a, b);
             else
                 r = tr_op_contains(a, b, oparg);
-            tr_op_pop(f, 2);           /* ceval's order: the deeper operand first */
+            pop_n(f, 2);           /* ceval's order: the deeper operand first */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -352,7 +390,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_IS_OP: {
             PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
-            tr_op_pop(f, 2);
+            pop_n(f, 2);
             PUSH_OBJ(r);
             break;
         }
@@ -364,7 +402,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 err = tr_op_store_subscr(PEEK(2).obj, TOP().obj, PEEK(3).obj);
             else
                 err = tr_op_delete_subscr(PEEK(2).obj, TOP().obj);
-            tr_op_pop(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
+            pop_n(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
             if (err < 0)
                 goto error;
             break;
@@ -439,7 +477,12 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_FOR_ITER: {
             PyObject *it = TOP().obj;
-            if (!PyRange_Check(it) && !PyList_CheckExact(it) && !PyTuple_CheckExact(it))
+            /* FOR_ITER's operand is the iterator GET_ITER made: those of ranges, lists
+             * and tuples yield without running code (the test named the iterables,
+             * so every loop forgot its forwarded loads on each iteration). */
+            PyTypeObject *itt = Py_TYPE(it);
+            if (itt != &PyRangeIter_Type && itt != &PyLongRangeIter_Type &&
+                itt != &PyListIter_Type && itt != &PyTupleIter_Type)
                 fwd_forget_all(st);
             PyObject *v;
             int more = tr_op_for_iter(it, &v);
@@ -710,7 +753,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
 
     check_path:
-        if (i + 1 < t->nsteps && t->steps[i + 1].offset == skip_prefixes(f, next))
+        /* A recorded offset is never an EXTENDED_ARG: equal to next is the common case,
+         * a prefix between them the rare one. */
+        if (i + 1 < t->nsteps && (t->steps[i + 1].offset == next ||
+                                  t->steps[i + 1].offset == skip_prefixes(f, next)))
             continue;
         exit_reason = jumped || op == TR_OP_FOR_ITER || op == TR_OP_JUMP_IF_FALSE_OR_POP ||
                               op == TR_OP_JUMP_IF_TRUE_OR_POP ||

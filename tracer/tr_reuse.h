@@ -84,6 +84,24 @@ typedef struct {
     int dict_has;                /* -1 no dict, 0 key absent, 1 key present */
     int slot_set;                /* -1 not a slot, 0 unset, 1 set */
     PyObject *result;            /* fault skip_getter_on_replay only */
+    /* The dict key guard's memo (tr_guard.c): the ma_version_tag of the instance dict
+     * it last looked into and what the key held there (borrowed, NULL when absent).
+     * CPython 3.11 gives every dict state a globally unique version (PEP 509: a new
+     * dict and every change take the next value of one counter), so an equal version
+     * is the same dict, unchanged: the key and its value are as they were. */
+    uint64_t dict_ver;           /* 0: nothing memoised */
+    PyObject *dict_value;
+    /* The provenance oracle's own memo (tr_provcheck.c), apart from the guards'. */
+    struct {
+        PyTypeObject *type;      /* borrowed; with its version tag below */
+        unsigned int tag;        /* 0: nothing memoised */
+        uint64_t dict_ver;       /* the instance dict's version, 0 for no dict */
+        PyObject *found;         /* borrowed: the resolution's object, or the
+                                    member descriptor when member is 1 */
+        int rs;                  /* its resolution kind (tr_provcheck.c) */
+        int member;              /* 1: a slot, read from the owner at each check */
+        int hooked;              /* the type has a __getattr__ */
+    } pc;
 } TrAttrStep;
 
 /* One recorded instruction of the top-level frame. */
@@ -129,6 +147,9 @@ typedef struct TrRecTrace {
                                     (tr_record.c) until tr_rectrace_compact */
     int unreusable;              /* -1 reusable, else a TrUnreusable */
     int precheck_end;            /* steps before the first store: checked at entry */
+    int precheck_attrs;          /* attrs entries made before that store: the entry check
+                                    walks these once each instead of every step (a loop's
+                                    40 iterations share their entries) */
     int refs;                    /* the cache's 1 + replays running it (a replayed call
                                     may retrace the same jit and evict it) */
     int stale;                   /* -1, or the guard kind that failed inline in a replay:
@@ -175,8 +196,14 @@ int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs);
 int tr_guard_record(TrAttrStep *step, PyObject *owner, PyObject *name, int method,
                     unsigned faults);
 /* Checks step's guards against owner now: -1 when they pass, else the TrGuardKind of
- * the first that fails. Never sets an exception. */
-int tr_guard_check(const TrAttrStep *step, PyObject *owner, unsigned faults);
+ * the first that fails. Never sets an exception. Updates the step's dict memo. */
+int tr_guard_check(TrAttrStep *step, PyObject *owner, unsigned faults);
+/* After tr_guard_check passed on an INST_DICT step: the value the instance dict holds
+ * for the name now (borrowed), found by the guard's own lookup; valid until anything
+ * runs. */
+static inline PyObject *tr_guard_dict_value(const TrAttrStep *step) {
+    return step->dict_value;
+}
 void tr_step_clear(TrAttrStep *step);
 /* 1 when a and b resolve the same way behind the same guards (every field identical but
  * the version tags, which only shortcut the checks). */

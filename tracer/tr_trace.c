@@ -100,7 +100,7 @@ void tr_trace_free(TrTrace *trace)
 }
 
 /* Copies s into the arena: its offset + 1, or 0 with MemoryError set. */
-static uint32_t arena_copy(TrTrace *t, const char *s)
+TR_NO_COVERAGE static uint32_t arena_copy(TrTrace *t, const char *s)
 {
     size_t n = strlen(s) + 1;
     if (t->arenalen + n > t->arenacap) {
@@ -128,7 +128,7 @@ static uint32_t arena_copy(TrTrace *t, const char *s)
 /* Counts the operation and numbers the result's provenance; returns the entry to
  * fill (zeroed), NULL past the line cap (nothing to record), or NULL with MemoryError
  * set (*err = 1). */
-static TrEntry *next_entry(TrTrace *t, const TrValue *result, int *err)
+TR_NO_COVERAGE static TrEntry *next_entry(TrTrace *t, const TrValue *result, int *err)
 {
     *err = 0;
     t->serial++;
@@ -156,7 +156,7 @@ static TrEntry *next_entry(TrTrace *t, const TrValue *result, int *err)
 }
 
 /* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
-static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
+TR_NO_COVERAGE static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
 {
     if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag == 0)
         return arena_copy(t, tp->tp_name);

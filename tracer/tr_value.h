@@ -103,8 +103,10 @@ static inline TrValue tr_value_dup(TrValue v) {       /* new references to both 
 }
 static inline void tr_value_clear(TrValue *v) {
     Py_CLEAR(v->obj);
-    tr_prov_decref(v->prov);
-    v->prov = NULL;
+    if (v->prov != NULL) {      /* a replay's values have none: no call */
+        tr_prov_decref(v->prov);
+        v->prov = NULL;
+    }
 }
 
 #endif

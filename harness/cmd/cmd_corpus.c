@@ -10,8 +10,10 @@
  *     The same merge of DIR into a new, empty directory: the smallest set of DIR's
  *     inputs with all of DIR's coverage. DIR's content is replaced only when the merge
  *     succeeded (exit 0 and libFuzzer's MERGE-OUTER summary); otherwise DIR is left
- *     as it was. `fuzz` keeps its corpus across runs (OUT/corpus or --corpus DIR):
- *     prune it between campaigns, e.g. nightly.
+ *     as it was. Then a check: DIR's old inputs are merged back into the pruned
+ *     DIR, which must add nothing (an input it adds is kept: its features depended on
+ *     the inputs run before it). `fuzz` keeps its corpus across runs (OUT/corpus or
+ *     --corpus DIR): prune it between campaigns, e.g. nightly.
  *   Before and after, both print the files and bytes and the coverage (edges cov
  *   and features ft, libFuzzer's INITED line of a -runs=0 pass over the inputs:
  *   they run once, nothing is written). The coverage is the fuzz target's, so
@@ -344,16 +346,44 @@ static int corpus_run(const CmdFuzzerEnv *env, const char *fuzzer_opt, bool prun
         newdir[0] = 0;
     }
 
+    /* The check, for prune: merging the old inputs back into the pruned DIR, in one
+     * process as the prune itself ran, must find nothing new. What it does find
+     * (an input whose features depend on what ran before it) is added, so DIR keeps
+     * every feature either way. */
+    long readded = 0;
+    if (prune) {
+        n = engine_args(&e, args, "-merge=1");
+        args[n++] = real_out;
+        args[n++] = olddir;
+        args[n] = NULL;
+        mrc = run_logged(args, e.log);
+        summary[0] = 0;
+        read_log(e.log, "MERGE-OUTER: ", summary, sizeof summary);
+        if (mrc != 0 || strstr(summary, "new files") == NULL) {
+            report_engine_failure(&e, "the check merge", mrc);
+            rc = EXIT_INTERNAL;
+            goto done;
+        }
+        readded = strtol(summary + strlen("MERGE-OUTER: "), NULL, 10);
+        printf("  check   the old inputs merged back: %s\n", summary + strlen("MERGE-OUTER: "));
+    }
+
     CorpusCov cafter;
     char *after_dirs[1] = {real_out};
     if ((rc = measure(&e, after_dirs, 1, &cafter)) != 0)
         goto done;
     print_state("after", count_dir(real_out), cafter);
-    if (cafter.cov == cbefore.cov && cafter.ft == cbefore.ft)
+    if (cafter.cov == cbefore.cov && cafter.ft == cbefore.ft && readded == 0)
         printf("  coverage kept\n");
+    else if (prune && readded == 0)
+        printf("  coverage kept (the check merge found nothing new); the -runs=0 passes "
+               "differ by cov %+ld, ft %+ld: the first inputs of a pass also pay the "
+               "process's one-time set-up\n", cafter.cov - cbefore.cov, cafter.ft - cbefore.ft);
     else
-        printf("  coverage changed: cov %+ld, ft %+ld (inputs that behave differently when "
-               "run in another order)\n", cafter.cov - cbefore.cov, cafter.ft - cbefore.ft);
+        printf("  coverage changed: cov %+ld, ft %+ld%s (inputs that behave differently when "
+               "run after other inputs; tests/fuzz/feature_determinism.c finds them)\n",
+               cafter.cov - cbefore.cov, cafter.ft - cbefore.ft,
+               readded > 0 ? "; the check re-added inputs" : "");
 done:
     if (olddir[0] != 0 && remove_tree(olddir) < 0)
         fprintf(stderr, "tracefuzz corpus: warning: cannot remove %s\n", olddir);

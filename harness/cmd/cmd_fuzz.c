@@ -7,12 +7,18 @@
  *   tree; --fuzzer PATH overrides) under libFuzzer, or under afl-fuzz with the
  *   structure-aware custom mutator libtfafl_mutator.so. Seeds: corpus/seed of the
  *   source tree (--seeds DIR), the dictionary corpus/tracefuzz.dict. For --time S
- *   seconds (default 300) on --jobs N processes (default 1: libFuzzer is rerun on the
- *   grown corpus after each crash; N > 1: libFuzzer's -fork=N, or one afl-fuzz -M
- *   and N-1 -S). Progress goes to stderr every few seconds; the engine's own output
- *   to DIR/fuzz.log. Afterwards each saved crash is replayed through a worker, as
- *   `run` would, and written into DIR/findings as NAME.tf (the input), NAME.py
- *   (the repro script, `tracefuzz repro`) and NAME.report (the verdict, report and observations). The summary
+ *   seconds (default 300) on --jobs N processes (default 1). libFuzzer: N persistent
+ *   jobs (CPython initialised once per process) sharing the corpus directory (each
+ *   rereads it every second), job J's -seed --seed+J (default random); a job that
+ *   stops at a crash is rerun on the grown corpus for the time left, and one whose
+ *   corpus or seeds fail before fuzzing goes on in fork mode (-fork=1, crashes
+ *   ignored). AFL++: one afl-fuzz -M and N-1 -S. Progress goes to stderr every few
+ *   seconds (execs and crashes summed over the jobs, coverage and corpus the best
+ *   job's); the engine's own output to DIR/fuzz.log (with N > 1 libFuzzer jobs, each
+ *   line prefixed "[J] ", and job J's alone in DIR/fuzz-J.log). Afterwards each
+ *   saved crash is replayed through a worker, as `run` would, and written into
+ *   DIR/findings as NAME.tf (the input), NAME.py (the repro script, `tracefuzz
+ *   repro`) and NAME.report (the verdict, report and observations). The summary
  *   on stdout: time, execs and execs/s, coverage (libFuzzer: edges, features and
  *   corpus; AFL++: map coverage), findings grouped by signature, most frequent
  *   first. DIR (--out, default out/fuzz) keeps DIR/corpus between runs (--corpus
@@ -26,16 +32,20 @@
  *   NAME.min.tf) beside it, unless NAME.min.py exists already; the summary gives
  *   its size in program lines.
  *   --memory-limit means what it means for `run` (also the engine's -rss_limit_mb).
+ *   SIGINT/SIGTERM end every engine process (each libFuzzer job's process group)
+ *   and remove their temporary directories; the saved inputs are not replayed (the
+ *   summary names where they are) and the exit status is 128 + the signal.
  *   Exit status: 0 when nothing was found, 1 when something was, 2 when the fuzz
  *   target is missing, the target does not load or fails the preflight, a fault is
  *   unknown, or the engine ran no input. --jobs above the core count is capped.
  * */
 #include "cmd.h"
+#include "cmd_fuzz.h"
+#include "hz_channel.h"
 #include "hz_preflight.h"
 #include "hz_reduce.h"
 #include "or_verdict.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -62,23 +72,15 @@ typedef struct {
     double time_s;
     unsigned jobs;
     bool strict;
-    bool first;                    /* --first: stop at the first finding (libFuzzer, 1 job) */
+    bool first;                    /* --first: stop at the first finding (libFuzzer) */
     const char *json, *junit, *sarif, *baseline;   /* as for `run` (cmd_results.c) */
     bool no_reduce;                /* --no-reduce */
     double reduce_time;            /* --reduce-time S per new signature */
     const char *corpus_dir;        /* --corpus: the corpus kept across runs (OUT/corpus) */
     long memory_mb;                /* --memory-limit: engine RSS and workers' address space */
+    uint32_t seed;                 /* --seed: libFuzzer job J's first process runs seed+J */
+    bool seed_given;
 } FuzzOptions;
-
-typedef struct {
-    unsigned long long execs;      /* total inputs run */
-    unsigned long long base;       /* inputs run by earlier engine processes */
-    double execs_per_s;
-    long cov, ft, corpus;          /* libFuzzer: edges, features, corpus size */
-    double map_pct;                /* AFL++: bitmap coverage */
-    unsigned long crashes;         /* crashes the engine reported */
-    unsigned long nondet;          /* NONDETERMINISTIC inputs (generator bugs) seen */
-} FuzzStats;
 
 typedef struct {
     char *signature;
@@ -89,7 +91,8 @@ typedef struct {
 
 static const char usage_fuzz[] =
     "usage: tracefuzz fuzz [--engine libfuzzer|afl] [--target T] [--faults F1,F2]\n"
-    "                      [--time S] [--jobs N] [--first] [--out DIR] [--unsupported MOD:EXC]\n"
+    "                      [--time S] [--jobs N] [--seed N] [--first] [--out DIR]\n"
+    "                      [--unsupported MOD:EXC]\n"
     "                      [--python-path DIR]... [--strict] [--seeds DIR]\n"
     "                      [--fuzzer PATH] [--corpus DIR] [--reduce-time S | --no-reduce]\n"
     "\n"
@@ -104,8 +107,10 @@ static const char usage_fuzz[] =
     "  --target T         builtin | identity | path/file.py:attr | package.module:attr\n"
     "  --faults F1,F2     tracer faults to inject (default: $TRACEFUZZ_FAULTS)\n"
     "  --time S           seconds of fuzzing (default 300)\n"
-    "  --jobs N           parallel fuzzing processes (default 1)\n"
-    "  --first            stop at the first finding (libFuzzer on one job; for tests\n"
+    "  --jobs N           parallel fuzzing processes (default 1): libFuzzer runs N\n"
+    "                     persistent jobs on one corpus, logs DIR/fuzz-J.log\n"
+    "  --seed N           libFuzzer's -seed of job J is N+J (default: random)\n"
+    "  --first            stop every job at the first finding (libFuzzer; for tests\n"
     "                     and time-to-find measurements)\n"
     "  --out DIR          output directory (default out/fuzz); DIR/corpus is kept,\n"
     "                     so a second run continues where the first stopped\n"
@@ -125,38 +130,6 @@ static const char usage_fuzz[] =
     "  --no-reduce        do not reduce findings\n"
     "  --memory-limit MB  memory of an input (default 4096): the engine's RSS limit,\n"
     "                     the address space of a replayed input (over it: OOM)\n";
-
-/* Parses one line of the engine's output into st. libFuzzer's status lines:
- *   #4096  NEW  cov: 21 ft: 1240 corp: 429/59Kb ... exec/s: 217 rss: 38Mb ...
- *   #4096: cov: 21 ft: 1240 corp: 429 exec/s 217 oom/timeout/crash: 0/0/3 time: ...
- * (the second is -fork mode's). */
-static void parse_libfuzzer_line(const char *line, FuzzStats *st)
-{
-    static const char nondet[] = "tracefuzz fuzz target: NONDETERMINISTIC input";
-    if (strncmp(line, nondet, sizeof nondet - 1) == 0)
-        st->nondet++;
-    if (line[0] != '#' || !isdigit((unsigned char)line[1]))
-        return;
-    st->execs = st->base + strtoull(line + 1, NULL, 10);
-    const char *p;
-    if ((p = strstr(line, "cov: ")) != NULL)
-        st->cov = strtol(p + 5, NULL, 10);
-    if ((p = strstr(line, "ft: ")) != NULL)
-        st->ft = strtol(p + 4, NULL, 10);
-    if ((p = strstr(line, "corp: ")) != NULL)
-        st->corpus = strtol(p + 6, NULL, 10);
-    if ((p = strstr(line, "exec/s")) != NULL) {
-        p += 6;
-        while (*p == ':' || *p == ' ')
-            p++;
-        st->execs_per_s = strtod(p, NULL);
-    }
-    if ((p = strstr(line, "oom/timeout/crash: ")) != NULL) {
-        unsigned long o = 0, t = 0, c = 0;
-        if (sscanf(p + 19, "%lu/%lu/%lu", &o, &t, &c) == 3)
-            st->crashes = o + t + c;
-    }
-}
 
 /* Reads AFL++'s fuzzer_stats of one instance into st (sums over instances). */
 static void read_afl_stats(const char *path, FuzzStats *st)
@@ -211,7 +184,7 @@ static void fuzz_stats_row(const FuzzStats *st, double elapsed, bool afl)
     cmd_statscsv_tick(&t);
 }
 
-static void fuzz_progress(const FuzzStats *st, double elapsed, bool afl)
+void cmd_fuzz_progress(const FuzzStats *st, double elapsed, bool afl)
 {
     fuzz_stats_row(st, elapsed, afl);
     /* The overall rate: -fork mode's status lines carry none, AFL++'s is a recent
@@ -235,12 +208,12 @@ static void fuzz_env(const FuzzOptions *o)
     cmd_fuzzer_env(&e);
 }
 
-/* Runs argv with stdout+stderr into a pipe; every line goes to the log and through
- * parse (libFuzzer) and a progress line is printed every few seconds. The child is
- * killed (SIGTERM, then SIGKILL) if it overruns deadline_s. Returns the child's exit
- * status (128+signal when killed), or -1 if it could not start. */
-static int fuzz_spawn(char *const argv[], FILE *log, double start, double deadline_s,
-                      const FuzzOptions *o, const char *aflout, FuzzStats *st)
+/* Runs afl-fuzz (argv) with stdout+stderr into the log; a progress line every few
+ * seconds from the instances' fuzzer_stats. The child is killed (SIGTERM, then
+ * SIGKILL) if it overruns deadline_s or SIGINT/SIGTERM arrived. Returns the child's
+ * exit status (128+signal when killed), or -1 if it could not start. */
+static int fuzz_spawn_afl(char *const argv[], FILE *log, double start, double deadline_s,
+                          unsigned jobs, const char *aflout, FuzzStats *st)
 {
     int fds[2];
     if (pipe(fds) < 0)
@@ -261,44 +234,28 @@ static int fuzz_spawn(char *const argv[], FILE *log, double start, double deadli
     }
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    bool afl = aflout != NULL;
     double last = cmd_now();
-    char line[8192];
-    size_t len = 0;
     int status = 0, killed = 0;
     for (;;) {
         struct pollfd pfd = {fds[0], POLLIN, 0};
         poll(&pfd, 1, 500);
         ssize_t n;
         char buf[4096];
-        bool eof = false;
-        while ((n = read(fds[0], buf, sizeof buf)) > 0) {
+        while ((n = read(fds[0], buf, sizeof buf)) > 0)
             fwrite(buf, 1, (size_t)n, log);
-            for (ssize_t i = 0; i < n; i++) {
-                if (buf[i] == '\n' || len + 1 >= sizeof line) {
-                    line[len] = 0;
-                    if (!afl)
-                        parse_libfuzzer_line(line, st);
-                    len = 0;
-                }
-                else {
-                    line[len++] = buf[i];
-                }
-            }
-        }
-        if (n == 0)
-            eof = true;
+        bool eof = n == 0;
         double t = cmd_now();
         if (t - last >= PROGRESS_EVERY_S) {
             last = t;
-            if (afl)
-                afl_stats(aflout, o->jobs, st);
-            fuzz_progress(st, t - start, afl);
+            afl_stats(aflout, jobs, st);
+            cmd_fuzz_progress(st, t - start, true);
         }
+        if (hz_channel_interrupted() && killed == 0)
+            deadline_s = 0;
         if (t - start > deadline_s && killed < 2) {
             kill(pid, killed == 0 ? SIGTERM : SIGKILL);
             killed++;
-            deadline_s += 10;
+            deadline_s = t - start + 10;
         }
         if (eof)
             break;
@@ -306,8 +263,7 @@ static int fuzz_spawn(char *const argv[], FILE *log, double start, double deadli
     close(fds[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (afl)
-        afl_stats(aflout, o->jobs, st);
+    afl_stats(aflout, jobs, st);
     fflush(log);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -428,7 +384,7 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
     HzWorker *w = hz_worker_new(&wc);
     char err[4096];
     unsigned long total = 0;
-    for (size_t i = 0; i < narts; i++) {
+    for (size_t i = 0; i < narts && !hz_channel_interrupted(); i++) {
         HzInput in;
         if (hz_input_load(arts[i], NULL, &in, err, sizeof err) < 0)
             continue;
@@ -436,7 +392,13 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
         memset(&oc, 0, sizeof oc);
         const char *filename = in.is_source ? "<tfseed>" : "<tfprog>";
         char sig[1024];
-        if (hz_worker_run(w, filename, in.source, &oc, err, sizeof err) < 0) {
+        int wr = hz_worker_run(w, filename, in.source, &oc, err, sizeof err);
+        if (wr == -2) {   /* interrupted: not a finding of its own */
+            hz_outcome_clear(&oc);
+            hz_input_clear(&in);
+            break;
+        }
+        if (wr < 0) {
             snprintf(sig, sizeof sig, "UNREPRODUCED (%s)", err);
         }
         else if (oc.kind == OR_OK || oc.kind == OR_INVALID ||
@@ -579,7 +541,7 @@ int cmd_fuzz(int argc, char **argv)
     o.pypath = calloc((size_t)argc + 1, sizeof *o.pypath);
     if (o.pypath == NULL)
         abort();
-    int rc = 0;
+    int rc = 0, interrupted = 0;
     char *dir = NULL, *fuzzer = NULL, *seeds = NULL, *dict = NULL, *mutator = NULL;
     char **arts = NULL;
     size_t narts = 0;
@@ -647,6 +609,14 @@ int cmd_fuzz(int argc, char **argv)
                 goto done;
             }
         }
+        else if (strcmp(a, "--seed") == 0) {
+            if (cmd_parse_u64(v, &u) < 0 || u == 0 || u > UINT32_MAX) {
+                rc = cmd_usage_error(usage_fuzz, "--seed %s: want 1..4294967295", v);
+                goto done;
+            }
+            o.seed = (uint32_t)u;
+            o.seed_given = true;
+        }
         else if (strcmp(a, "--memory-limit") == 0) {
             if (cmd_parse_memory_limit(v, &o.memory_mb) < 0) {
                 rc = cmd_usage_error(usage_fuzz, "--memory-limit %s: want MiB, 64 or more", v);
@@ -674,6 +644,8 @@ int cmd_fuzz(int argc, char **argv)
                 "here; using %ld\n", o.jobs, ncpu, ncpu);
         o.jobs = (unsigned)ncpu;
     }
+    if (o.jobs > 64)
+        o.jobs = 64;   /* the engines' supervisors keep at most 64 processes */
     bool afl = strcmp(o.engine, "afl") == 0;
     if (!afl && strcmp(o.engine, "libfuzzer") != 0) {
         rc = cmd_usage_error(usage_fuzz, "--engine %s: want libfuzzer or afl", o.engine);
@@ -748,7 +720,7 @@ int cmd_fuzz(int argc, char **argv)
     char cmd[8192];
     /* Findings of earlier runs stay (named by signature and content: a rerun of the
      * same input overwrites it with itself); the engine's own files are this run's. */
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", artifacts, aflout);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'/fuzz-[0-9]*.log", artifacts, aflout, o.out);
     if (strchr(o.out, '\'') != NULL || system(cmd) != 0) {
         fprintf(stderr, "tracefuzz fuzz: cannot clear %s\n", o.out);
         rc = EXIT_USAGE;
@@ -767,64 +739,30 @@ int cmd_fuzz(int argc, char **argv)
             o.faults ? o.faults : "none", o.time_s, o.jobs, o.jobs == 1 ? "" : "s",
             fuzzer, seeds, o.out, logpath);
 
-    char a_rss[64];
-    snprintf(a_rss, sizeof a_rss, "-rss_limit_mb=%ld",
-             o.memory_mb > 0 ? o.memory_mb : HZ_MEMORY_DEFAULT_MB);
-    char a_time[64], a_fork[64], a_dict[4200], a_art[4200], a_tmo[64];
+    char a_time[64], a_tmo[64];
     char *args[64];
     int na = 0;
     FuzzStats st;
     memset(&st, 0, sizeof st);
+    /* From here on SIGINT/SIGTERM end the engines and skip the replay: the summary
+     * covers what ran, the exit status is 128 + the signal. */
+    cmd_on_signals_interrupt();
     double start = cmd_now();
     int erc;
     if (!afl) {
-        /* libFuzzer stops at the first crash. On one core, rerun it on the grown
-         * corpus for the time left (full speed: measured twice -fork=1's); on more,
-         * fork mode keeps N jobs going past crashes and merges their corpora. A seed
-         * that crashes would end every rerun before it starts: fork mode then too. */
-        bool use_fork = o.jobs > 1;
-        snprintf(a_fork, sizeof a_fork, "-fork=%u", o.jobs);
-        snprintf(a_art, sizeof a_art, "-artifact_prefix=%s", artifacts);
-        snprintf(a_dict, sizeof a_dict, "-dict=%s", dict ? dict : "");
-        erc = 0;
-        for (;;) {
-            double left = o.time_s - (cmd_now() - start);
-            if (left < 1)
-                break;
-            snprintf(a_time, sizeof a_time, "-max_total_time=%.0f", left);
-            na = 0;
-            args[na++] = fuzzer;
-            args[na++] = a_time;
-            if (use_fork) {
-                args[na++] = a_fork;
-                args[na++] = "-ignore_crashes=1";
-                args[na++] = "-ignore_timeouts=1";
-                args[na++] = "-ignore_ooms=1";
-            }
-            args[na++] = "-timeout=30";
-            args[na++] = a_rss;
-            args[na++] = "-detect_leaks=0";
-            args[na++] = "-print_final_stats=1";
-            args[na++] = a_art;
-            if (dict != NULL)
-                args[na++] = a_dict;
-            args[na++] = corpus;
-            args[na++] = seeds;
-            args[na] = NULL;
-            unsigned long long before = st.execs;
-            erc = fuzz_spawn(args, log, start, left + 60, &o, NULL, &st);
-            if (erc <= 0 || use_fork)
-                break;   /* time is up, or the engine failed: its log says why */
-            st.crashes++;
-            st.base = st.execs;
-            if (o.first)
-                break;   /* --first: one finding is what was asked for */
-            if (st.execs == before) {
-                fprintf(stderr, "tracefuzz fuzz: an input of the corpus fails: going on "
-                        "in fork mode\n");
-                use_fork = true;
-            }
-        }
+        /* N persistent libFuzzer jobs on the shared corpus, each restarted after a
+         * finding (cmd_fuzz_jobs.c). */
+        CmdFuzzJobs jc = {fuzzer, corpus, seeds, dict, artifacts, o.out,
+                          o.memory_mb > 0 ? o.memory_mb : HZ_MEMORY_DEFAULT_MB, o.jobs,
+                          o.time_s, o.first,
+                          o.seed_given ? o.seed : (uint32_t)(hz_random_token() & 0x7fffffff)};
+        CmdFuzzJobsResult jr;
+        erc = cmd_fuzz_libfuzzer(&jc, log, start, &jr);
+        if (erc == 0)
+            erc = jr.last_status;
+        st = jr.total;
+        interrupted = jr.interrupted;
+        args[0] = fuzzer;
     }
     else {
         /* One afl-fuzz per job (-M f0, -S f1..), each in its own process. */
@@ -878,10 +816,19 @@ int cmd_fuzz(int argc, char **argv)
                 _exit(127);
             }
         }
-        erc = fuzz_spawn(args, log, start, o.time_s + 60, &o, aflout, &st);
-        for (unsigned j = 1; j < nk; j++)
-            if (kids[j] > 0)
-                waitpid(kids[j], NULL, 0);
+        erc = fuzz_spawn_afl(args, log, start, o.time_s + 60, nk, aflout, &st);
+        for (unsigned j = 1; j < nk; j++) {
+            bool termed = false;
+            while (kids[j] > 0) {
+                if (hz_channel_interrupted() && !termed) {
+                    kill(kids[j], SIGTERM);
+                    termed = true;
+                }
+                if (waitpid(kids[j], NULL, 0) >= 0 || errno != EINTR)
+                    break;
+            }
+        }
+        interrupted = hz_channel_interrupted();
         afl_stats(aflout, nk, &st);
     }
     double elapsed = cmd_now() - start;
@@ -891,7 +838,7 @@ int cmd_fuzz(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    if (st.execs == 0 && st.crashes == 0) {
+    if (st.execs == 0 && st.crashes == 0 && !interrupted) {
         fprintf(stderr, "tracefuzz fuzz: the engine ran no input (exit status %d); its "
                 "output is in %s\n", erc, logpath);
         rc = EXIT_USAGE;
@@ -899,31 +846,47 @@ int cmd_fuzz(int argc, char **argv)
     }
 
     collect_artifacts(afl ? aflout : artifacts, afl, o.jobs, &arts, &narts);
-    if (narts > 0) {   /* qsort wants a non-null array even for no elements */
+    if (narts > 0)   /* qsort wants a non-null array even for no elements */
         qsort(arts, narts, sizeof *arts, cmp_str);
+    if (narts > 0 && !interrupted) {
         fprintf(stderr, "tracefuzz fuzz: replaying %zu saved input%s\n", narts,
                 narts == 1 ? "" : "s");
     }
-    unsigned long nfind = fuzz_triage(&o, arts, narts, findings, sigs, &nsigs);
+    /* Interrupted: the saved inputs stay in the artifacts directory, unreplayed. */
+    unsigned long nfind = interrupted ? 0 : fuzz_triage(&o, arts, narts, findings, sigs, &nsigs);
+    if (!interrupted)
+        interrupted = hz_channel_interrupted();   /* during the replay */
     cmd_statscsv_close();   /* the findings per signature, after the replay */
+    if (interrupted)
+        fprintf(stderr, "tracefuzz fuzz: interrupted by %s; the summary covers what ran\n",
+                strsignal(interrupted));
 
     printf("\ntracefuzz fuzz summary (%s, target %s, faults %s)\n", afl ? "AFL++" : "libFuzzer",
            o.target ? o.target : "default", o.faults ? o.faults : "none");
     printf("  time      %.0f s on %u core%s\n", elapsed, o.jobs, o.jobs == 1 ? "" : "s");
-    printf("  execs     %llu (%.0f/s overall)\n", st.execs,
-           elapsed > 0 ? (double)st.execs / elapsed : 0.0);
+    if (o.jobs > 1)   /* summed over the jobs */
+        printf("  execs     %llu (%.0f/s overall, %.0f/s per core)\n", st.execs,
+               elapsed > 0 ? (double)st.execs / elapsed : 0.0,
+               elapsed > 0 ? (double)st.execs / elapsed / o.jobs : 0.0);
+    else
+        printf("  execs     %llu (%.0f/s overall)\n", st.execs,
+               elapsed > 0 ? (double)st.execs / elapsed : 0.0);
     if (afl)
         printf("  coverage  %.2f%% of the AFL++ map, corpus %ld\n", st.map_pct, st.corpus);
     else
         printf("  coverage  %ld edges, %ld features, corpus %ld\n", st.cov, st.ft, st.corpus);
     printf("  findings  %lu in %zu signature%s%s%s\n", nfind, nsigs, nsigs == 1 ? "" : "s",
            nfind ? ", files in " : "", nfind ? findings : "");
+    if (interrupted && narts > 0)
+        printf("  unreplayed %zu saved input%s in %s (interrupted; `tracefuzz run` them)\n",
+               narts, narts == 1 ? "" : "s", afl ? aflout : artifacts);
     if (st.nondet > 0)
         printf("  note      %lu NONDETERMINISTIC inputs (generator bugs, not findings; "
                "see %s)\n", st.nondet, logpath);
     unsigned long nnew = fuzz_report_signatures(&o, base, sigs, nsigs);
-    rc = nnew > 0 ? 1 : 0;
-    if (fuzz_write_results(&o, base, sigs, nsigs, findings, elapsed, &st, rc) < 0)
+    rc = interrupted ? 128 + interrupted : nnew > 0 ? 1 : 0;
+    if (fuzz_write_results(&o, base, sigs, nsigs, findings, elapsed, &st, rc) < 0 &&
+        !interrupted)
         rc = EXIT_USAGE;
 done:
     cmd_baseline_free(base);

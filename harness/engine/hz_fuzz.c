@@ -257,6 +257,7 @@ static void resolution_features(void)
 {
     prev_attr_key = 0;
     tr_last_trace_visit_attrs(visit_attr, NULL);
+    tr_last_trace_clear();   /* freed by this input, not the next (coverage) */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -52,7 +52,7 @@ static uint64_t key(const char *text, size_t n, const char *filename)
     return fnv(h, filename, strlen(filename));
 }
 
-static void entry_clear(Entry *e)
+HZ_NO_COVERAGE static void entry_clear(Entry *e)
 {
     free(e->text);
     free(e->filename);
@@ -62,7 +62,7 @@ static void entry_clear(Entry *e)
 
 /* Returns the cached object (borrowed) for (text[0..n), filename), or NULL; at
  * `line` unless line is 0 (any line will do). */
-static PyObject *entry_find(const Entry *e, uint64_t h, int line, const char *text, size_t n,
+HZ_NO_COVERAGE static PyObject *entry_find(const Entry *e, uint64_t h, int line, const char *text, size_t n,
                             const char *filename)
 {
     if (e->code == NULL || e->hash != h || (line != 0 && e->line != line) || e->len != n ||
@@ -72,7 +72,7 @@ static PyObject *entry_find(const Entry *e, uint64_t h, int line, const char *te
 }
 
 /* Stores obj (a new reference is taken) in e; on out-of-memory leaves e empty. */
-static void entry_store(Entry *e, uint64_t h, int line, const char *text, size_t n,
+HZ_NO_COVERAGE static void entry_store(Entry *e, uint64_t h, int line, const char *text, size_t n,
                         const char *filename, PyObject *obj)
 {
     entry_clear(e);
@@ -90,7 +90,7 @@ static void entry_store(Entry *e, uint64_t h, int line, const char *text, size_t
     e->code = Py_NewRef(obj);
 }
 
-HzCodeCache *hz_codecache_new(void)
+HZ_NO_COVERAGE HzCodeCache *hz_codecache_new(void)
 {
     HzCodeCache *c = calloc(1, sizeof *c);
     if (c == NULL)
@@ -98,7 +98,7 @@ HzCodeCache *hz_codecache_new(void)
     return c;
 }
 
-void hz_codecache_free(HzCodeCache *c)
+HZ_NO_COVERAGE void hz_codecache_free(HzCodeCache *c)
 {
     if (c == NULL)
         return;
@@ -109,14 +109,14 @@ void hz_codecache_free(HzCodeCache *c)
     free(c);
 }
 
-HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
+HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
 {
     return c->stats;
 }
 
 /* ---- the cut ---- */
 
-static bool starts_word(const char *s, const char *word)
+HZ_NO_COVERAGE static bool starts_word(const char *s, const char *word)
 {
     size_t n = strlen(word);
     return strncmp(s, word, n) == 0 &&
@@ -124,7 +124,7 @@ static bool starts_word(const char *s, const char *word)
 }
 
 /* A column-0 line that continues the statement before it (else:, except E:, ...). */
-static bool continues_statement(const char *s)
+HZ_NO_COVERAGE static bool continues_statement(const char *s)
 {
     return starts_word(s, "else") || starts_word(s, "elif") || starts_word(s, "except") ||
            starts_word(s, "finally");
@@ -132,7 +132,7 @@ static bool continues_statement(const char *s)
 
 /* A string literal (with its prefix, r"", b'', f"""...) starting the line: as the
  * first statement of a piece it would become a docstring and set __doc__. */
-static bool starts_string(const char *s)
+HZ_NO_COVERAGE static bool starts_string(const char *s)
 {
     int i = 0;
     while (i < 3 && s[i] != '\0' && strchr("rRbBuUfF", s[i]) != NULL)
@@ -140,7 +140,7 @@ static bool starts_string(const char *s)
     return s[i] == '"' || s[i] == '\'';
 }
 
-static bool opens_piece(const char *s)
+HZ_NO_COVERAGE static bool opens_piece(const char *s)
 {
     return s[0] == '@' || starts_word(s, "def") || starts_word(s, "class") ||
            strncmp(s, "async def ", 10) == 0;
@@ -148,7 +148,7 @@ static bool opens_piece(const char *s)
 
 /* An encoding declaration (PEP 263): a comment naming "coding:" or "coding=" on
  * one of the first two lines. Only the piece holding it would be decoded by it. */
-static bool has_coding_cookie(const char *source)
+HZ_NO_COVERAGE static bool has_coding_cookie(const char *source)
 {
     const char *p = source;
     for (int line = 0; line < 2 && *p != '\0'; line++) {
@@ -168,7 +168,7 @@ static bool has_coding_cookie(const char *source)
     return false;
 }
 
-int hz_codecache_cut(const char *source, size_t *starts, int cap)
+HZ_NO_COVERAGE int hz_codecache_cut(const char *source, size_t *starts, int cap)
 {
     int n = 0;
     if (cap > 0)
@@ -214,7 +214,7 @@ int hz_codecache_cut(const char *source, size_t *starts, int cap)
 
 /* Returns a new reference to the code of source[start..end) compiled as lines
  * `line`.. of filename (padded with newlines), or NULL with the error set. */
-static PyObject *compile_piece(const char *source, size_t start, size_t end, int line,
+HZ_NO_COVERAGE static PyObject *compile_piece(const char *source, size_t start, size_t end, int line,
                                const char *filename)
 {
     size_t pad = (size_t)(line - 1), n = end - start;
@@ -230,7 +230,7 @@ static PyObject *compile_piece(const char *source, size_t start, size_t end, int
 }
 
 /* Returns a new reference to the 1-tuple of the whole source's code, or NULL. */
-static PyObject *compile_whole(const char *source, const char *filename)
+HZ_NO_COVERAGE static PyObject *compile_whole(const char *source, const char *filename)
 {
     PyObject *code = Py_CompileStringExFlags(source, filename, Py_file_input, NULL, 0);
     if (code == NULL)
@@ -242,7 +242,7 @@ static PyObject *compile_whole(const char *source, const char *filename)
 
 /* Returns a new reference to the tuple of piece codes, or NULL with an exception
  * set (the whole source's compile error when a piece does not compile). */
-static PyObject *compile_pieces(HzCodeCache *c, const char *source, const char *filename,
+HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *source, const char *filename,
                                 bool exact)
 {
     size_t starts[HZ_MAX_PIECES];
@@ -284,7 +284,7 @@ static PyObject *compile_pieces(HzCodeCache *c, const char *source, const char *
     return tuple;
 }
 
-PyObject *hz_codecache_get(HzCodeCache *c, const char *source, const char *filename,
+HZ_NO_COVERAGE PyObject *hz_codecache_get(HzCodeCache *c, const char *source, const char *filename,
                            bool exact_lines)
 {
     size_t len = strlen(source);

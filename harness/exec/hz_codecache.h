@@ -24,6 +24,16 @@
 #include <Python.h>
 #include <stdbool.h>
 
+/* Which branches of the cache run (hit or miss) depends on the inputs that ran before,
+ * not on the input: its functions are left out of coverage instrumentation so that an
+ * input's features are a function of the input alone (tests/fuzz/feature_determinism.c;
+ * `corpus prune` and `merge` rely on it). */
+#if defined(__clang__)
+#define HZ_NO_COVERAGE __attribute__((noinline, no_sanitize("coverage")))
+#else
+#define HZ_NO_COVERAGE
+#endif
+
 typedef struct HzCodeCache HzCodeCache;
 
 typedef struct {

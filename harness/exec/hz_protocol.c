@@ -697,6 +697,14 @@ void hz_protocol_precompile(HzProtocol *p, const char *source, const char *filen
     Py_XDECREF(code);
 }
 
+/* Every HZ_GC_EVERY inputs, a full collection. Which input that falls on depends on
+ * how many ran before: out of coverage, like the code cache. */
+HZ_NO_COVERAGE static void periodic_collect(HzProtocol *p)
+{
+    if (++p->inputs % HZ_GC_EVERY == 0)
+        PyGC_Collect();
+}
+
 int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
                     const HzProtocolHooks *hooks, HzOutcome *out)
 {
@@ -706,8 +714,7 @@ int hz_protocol_run(HzProtocol *p, const char *source, const char *filename,
     if (rc == 1)
         rc = run_protocol(p, source, filename, hooks, false, out);
 
-    if (++p->inputs % HZ_GC_EVERY == 0)
-        PyGC_Collect();
+    periodic_collect(p);
     if (PyErr_Occurred()) {
         fprintf(stderr, "tracefuzz: internal error: exception left set after an input\n");
         PyErr_Print();

@@ -1,0 +1,343 @@
+"""The replay's fast paths (issue 14, docs/REUSE.md "Replay"): each case fails when the
+state a shortcut skips changes and the shortcut does not notice.
+
+  dict_memo_value     the dict key guard's memo (TrAttrStep.dict_ver/dict_value): a loop's
+                      load reads p.x while a callee changes it through a store, through
+                      p.__dict__[...], or by swapping p.__dict__ for an equal-keyed dict:
+                      every load sees the new value (as eagerly)
+  dict_memo_shadow    a callee puts a key shadowing a class attribute into the instance
+                      dict in the middle of a replayed loop: the memoised "key absent"
+                      must not hold, the replay leaves at the dict key guard
+  slot_in_place       a set slot read in place by the replay: a callee changes it in the
+                      loop (every load sees the new value), then deletes it (the slot
+                      guard fails, AttributeError as eagerly)
+  record_rebind       the recorder shares an instruction's last attribute entry only while
+                      its guards hold: a class attribute rebound in the middle of the
+                      traced loop gets its own entry, the same call then replays to the end
+  entry_unique        the entry check walks the attribute entries made before the first
+                      store (once each): a load before the store is checked at entry (a
+                      retrace), a load after it only inline (a replay with a side exit)
+  oracle_memo         the provenance oracle's memo (TrAttrStep.pc): replays with the world
+                      unchanged warm it and stay quiet; then a change a fault makes the
+                      replay miss (a class attribute rebound, a slot stored, a store
+                      forwarded stale in a loop, a shadowing dict key) must still raise
+                      ProvenanceError on the next replay (without the fault: none)
+"""
+import sys
+
+import tfjit
+from reuse_common import check, fresh, main, stats_delta
+
+MEMO_SRC = """
+LOG = []
+class P:
+    def __init__(self):
+        self.x = 1
+        self.y = 2
+def bump_store(p):
+    p.x = p.x + 10
+def bump_dict(p):
+    p.__dict__["x"] = p.x + 100
+def bump_swap(p):
+    p.__dict__ = {"x": p.x + 1000, "y": p.y}
+BUMP = bump_store
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(6):
+        t = t * 7 + p.x + p.y
+        if i % 2:
+            BUMP(p)
+    return t
+"""
+
+
+def dict_memo_value():
+    ok = True
+    for bump in ("bump_store", "bump_dict", "bump_swap"):
+        src = MEMO_SRC.replace("BUMP = bump_store", f"BUMP = {bump}")
+        plan = [("call", "make")] * 4
+        good, _, delta = check(f"dict_memo_value.{bump}", src, plan, ["replays"])
+        ok = ok and good
+    return ok
+
+
+SHADOW_SRC = """
+LOG = []
+class C:
+    k = 5
+POKE = [-1]
+def poke(c, i):
+    if i == POKE[0]:
+        c.k = 50
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for i in range(6):
+        t += c.k
+        poke(c, i)
+    return t
+"""
+
+
+def dict_memo_shadow():
+    # Traced and replayed with the key absent throughout (the memo warm), then each
+    # call's fourth iteration shadows C.k from a callee: the replay runs natively into
+    # the shadowed load, whose dict key guard must fail.
+    ns = fresh(SHADOW_SRC)
+    f = tfjit.jit(ns["program"])
+    for _ in range(3):
+        f(ns["C"]())
+    ns["POKE"][0] = 3
+    want = ns["program"](ns["C"]())
+    before = tfjit.stats()
+    got = [f(ns["C"]()) for _ in range(2)]
+    delta = stats_delta(before)
+    ok = got == [want] * 2 and want != 30 and delta.get("side_exit.guard.dict_key", 0) > 0
+    print(("ok   " if ok else "FAIL ") + f"dict_memo_shadow: {got} want {want}; {delta}")
+    return ok
+
+
+SLOT_SRC = """
+LOG = []
+class S:
+    __slots__ = ("v", "w")
+    def __init__(self):
+        self.v = 1
+        self.w = 2
+POKE = [-1]
+def poke(s, i):
+    s.v = s.v + 10
+    if i == POKE[0]:
+        del s.v
+def make():
+    return (S(),)
+def program(s):
+    t = 0
+    for i in range(6):
+        t = t * 3 + s.v + s.w
+        poke(s, i)
+    return t
+def arm(s):
+    POKE[0] = 4
+"""
+
+
+def slot_in_place():
+    # A slot read in place (TrAttrStep.slot_set): a callee changes it each iteration
+    # (every load sees the new value), then deletes it (the slot guard fails and the
+    # load raises AttributeError as eagerly).
+    plan = [("call", "make")] * 3 + [("do", "arm")] + [("call", "make")] * 2
+    ok, _, delta = check("slot_in_place", SLOT_SRC, plan,
+                         ["replays", "side_exit.guard.slot"])
+    return ok
+
+
+REBIND_SRC = """
+LOG = []
+class C:
+    k = 5
+def flip(i):
+    if i == 3:
+        C.k = 7
+G = C()
+def program(n):
+    t = 0
+    for i in range(n):
+        t = t * 10 + G.k
+        flip(i)
+    return t
+"""
+
+
+def record_rebind():
+    # The recorder shares an instruction's previous attribute entry only while its
+    # guards hold: C.k rebound by a callee in the middle of the traced loop must give
+    # the later iterations an entry of their own, so the same call replays to the end
+    # (sharing the stale entry would leave the trace at its class_attr guard). The
+    # owner is a global: an argument's guards would all be checked at entry.
+    ns = fresh(REBIND_SRC)
+    C = ns["C"]
+    f = tfjit.jit(ns["program"])
+    want, got = [], []
+    for k in range(4):
+        C.k = 5
+        want.append(ns["program"](6))
+        C.k = 5
+        if k == 1:
+            before = tfjit.stats()
+        got.append(f(6))
+    delta = stats_delta(before)
+    ok = (got == want and delta.get("replays_completed", 0) == 3 and
+          "side_exits" not in delta)
+    print(("ok   " if ok else "FAIL ") + f"record_rebind: {got} want {want}; {delta}")
+    return ok
+
+
+ENTRY_SRC = """
+LOG = []
+class C:
+    def __init__(self, z):
+        self.x = 1
+        if z:
+            self.z = 3
+def make():
+    return (C(True),)
+def program(c, d):
+    a = c.x
+    c.y = 2
+    return a + d.z
+"""
+
+
+def entry_unique():
+    ns = fresh(ENTRY_SRC)
+    C = ns["C"]
+    f = tfjit.jit(ns["program"])
+    f(C(True), C(True))
+    ok = True
+    # d.z comes after the store: not checked at entry, so a d without z replays and
+    # leaves the trace at its inline guard (then raises AttributeError as eagerly).
+    before = tfjit.stats()
+    try:
+        f(C(True), C(False))
+        ok = False
+    except AttributeError:
+        pass
+    d1 = stats_delta(before)
+    ok = ok and d1.get("replays", 0) == 1 and d1.get("side_exit.guard.dict_key", 0) == 1
+    # c.x comes before it: an owner whose dict lacks x fails at entry (a retrace).
+    c = C(True)
+    del c.x
+    before = tfjit.stats()
+    try:
+        f(c, C(True))
+        ok = False
+    except AttributeError:
+        pass
+    d2 = stats_delta(before)
+    ok = ok and d2.get("retrace.dict_key", 0) == 1 and "replays" not in d2
+    print(("ok   " if ok else "FAIL ") + f"entry_unique: after store {d1}; before {d2}")
+    return ok
+
+
+# name: (fault, source, change made between calls). Each program returns only values
+# equal under the fault, so only the oracle can tell.
+ORACLE = {
+    "class_attr": ("stale_guard_class_attr", """
+class C:
+    k = [1]
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for i in range(4):
+        t += len(c.k)
+    return t
+def change(c):
+    C.k = [1]
+""", "INPUT[0].k via class_attr"),
+    "slot": ("skip_getter_on_replay", """
+class S:
+    __slots__ = ("v",)
+def make():
+    s = S()
+    s.v = [1]
+    return (s,)
+def program(s):
+    return s.v
+def change(s):
+    s.v = [1]
+""", "INPUT[0].v via slot"),
+    "store_in_loop": ("no_invalidate_on_store", """
+class C:
+    pass
+NEW = [0]
+def make():
+    c = C()
+    c.x = NEW
+    return (c,)
+def program(c):
+    out = []
+    for i in range(3):
+        out.append(c.x)
+        c.x = NEW
+    return out
+def change(c):
+    global NEW
+    NEW = [0]
+""", "INPUT[0].x via inst_dict"),
+    "shadow": ("dict_shadow_unguarded", """
+class C:
+    k = [1]
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for i in range(4):
+        t += len(c.k)
+    return t
+def change(c):
+    c.__dict__["k"] = [1]
+""", "INPUT[0].k via class_attr"),
+}
+
+
+def oracle_case(name, fault, src, chain):
+    """(ok, message): quiet while nothing changes, ProvenanceError after the change."""
+    tfjit.set_faults(fault)
+    try:
+        ns = fresh(src)
+        args = tuple(ns["make"]())
+        f = tfjit.jit(ns["program"])
+        before = tfjit.stats()
+        for _ in range(4):               # traced once, then replays warm the memo
+            f(*args)
+        warm = stats_delta(before)
+        if warm.get("replays", 0) < 3 or warm.get("provcheck.checked", 0) < 3:
+            return False, f"no warm replays {warm}"
+        ns["change"](*args)
+        try:
+            f(*args)
+        except tfjit.ProvenanceError as e:
+            if chain not in str(e):
+                return False, f"message {e}"
+            return True, str(e)
+        return False, "no ProvenanceError after the change"
+    finally:
+        tfjit.set_faults("")
+
+
+def oracle_memo():
+    ok = True
+    for name, (fault, src, chain) in ORACLE.items():
+        good, msg = oracle_case(name, fault, src, chain)
+        print(("ok   " if good else "FAIL ") + f"oracle_memo.{name} ({fault}): {msg}")
+        ok = ok and good
+        # Without the fault the same sequence is quiet and agrees with eager.
+        ns = fresh(src)
+        args = tuple(ns["make"]())
+        f = tfjit.jit(ns["program"])
+        for _ in range(4):
+            f(*args)
+        ns["change"](*args)
+        try:
+            r = f(*args)
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL oracle_memo.{name} without the fault: {e}")
+            ok = False
+            continue
+        e = ns["program"](*args)
+        if r != e:
+            print(f"FAIL oracle_memo.{name} without the fault: {r} != {e}")
+            ok = False
+    return ok
+
+
+CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
+                                  record_rebind, entry_unique, oracle_memo]}
+
+if __name__ == "__main__":
+    sys.exit(main(CASES, sys.argv))
