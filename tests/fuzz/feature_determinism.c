@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hz_input.h"
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 void __sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *stop);
@@ -92,40 +94,20 @@ static void collect(Features *out)
                 (uint32_t)((nedge + i) * 8 + bucket(__start___libfuzzer_extra_counters[i]));
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap);
-    size_t got;
-    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            uint8_t *grown = realloc(buf, cap *= 2);
-            if (grown == NULL)
-                free(buf);
-            buf = grown;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
+/* Runs one input as libFuzzer would (read as `run` reads it: hz_input_load) and
+ * keeps its features. */
 static void run_input(const char *path, Features *out)
 {
-    size_t len = 0;
-    uint8_t *data = read_file(path, &len);
-    if (data == NULL) {
-        fprintf(stderr, "tf_fuzz_determinism: cannot read %s\n", path);
+    HzInput in;
+    char err[512];
+    if (hz_input_load(path, NULL, &in, err, sizeof err) < 0) {
+        fprintf(stderr, "tf_fuzz_determinism: %s\n", err);
         exit(2);
     }
     clear_counters();
-    LLVMFuzzerTestOneInput(data, len);
+    LLVMFuzzerTestOneInput(in.data, in.size);
     collect(out);
-    free(data);
+    hz_input_clear(&in);
 }
 
 static uintptr_t exe_base;
