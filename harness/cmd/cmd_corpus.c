@@ -199,6 +199,31 @@ static int measure(const CorpusEngine *e, char **dirs, int ndirs, CorpusCov *c)
     return 0;
 }
 
+/* libFuzzer's -merge=1 of srcs into dest. Returns its summary ("N new files with F
+ * new features added; ..."), static until the next call, or NULL when the merge
+ * failed (reported as `what`). */
+static const char *merge(const CorpusEngine *e, const char *dest, char **srcs, int nsrcs,
+                         const char *what)
+{
+    static char summary[1024];
+    char *args[16 + CORPUS_MAX_DIRS + 1];
+    int n = engine_args(e, args, "-merge=1");
+    args[n++] = (char *)dest;
+    for (int i = 0; i < nsrcs; i++)
+        args[n++] = srcs[i];
+    args[n] = NULL;
+    int rc = run_logged(args, e->log);
+    summary[0] = 0;
+    read_log(e->log, "MERGE-OUTER: ", summary, sizeof summary);
+    /* The summary line is the last thing a completed merge prints (after "N new files
+     * ... added"); without it the merge stopped part way. */
+    if (rc != 0 || strstr(summary, "new files") == NULL) {
+        report_engine_failure(e, what, rc);
+        return NULL;
+    }
+    return summary + strlen("MERGE-OUTER: ");
+}
+
 static void print_state(const char *when, CorpusCount n, CorpusCov c)
 {
     printf("  %-7s %7lu files  %10llu bytes  cov %ld  ft %ld\n", when, n.files, n.bytes, c.cov,
@@ -303,25 +328,14 @@ static int corpus_run(const CmdFuzzerEnv *env, const char *fuzzer_opt, bool prun
         srcs = prune_src;
         nsrcs = 1;
     }
-    char *args[16 + CORPUS_MAX_DIRS + 1];
-    int n = engine_args(&e, args, "-merge=1");
-    args[n++] = (char *)dest;
-    for (int i = 0; i < nsrcs; i++)
-        args[n++] = srcs[i];
-    args[n] = NULL;
-    int mrc = run_logged(args, e.log);
-    char summary[1024] = "";
-    read_log(e.log, "MERGE-OUTER: ", summary, sizeof summary);
-    /* The summary line is the last thing a completed merge prints (after "N new files
-     * ... added"); without it the merge stopped part way. */
-    if (mrc != 0 || strstr(summary, "new files") == NULL) {
-        report_engine_failure(&e, "the merge", mrc);
+    const char *summary = merge(&e, dest, srcs, nsrcs, "the merge");
+    if (summary == NULL) {
         if (prune)
             fprintf(stderr, "tracefuzz corpus: %s is unchanged\n", out);
         rc = EXIT_INTERNAL;
         goto done;
     }
-    printf("  merge   %s\n", summary + strlen("MERGE-OUTER: "));
+    printf("  merge   %s\n", summary);
 
     if (prune) {
         /* DIR -> DIR.old-XXXXXX, the merged directory -> DIR, then the old one goes. */
@@ -352,20 +366,14 @@ static int corpus_run(const CmdFuzzerEnv *env, const char *fuzzer_opt, bool prun
      * every feature either way. */
     long readded = 0;
     if (prune) {
-        n = engine_args(&e, args, "-merge=1");
-        args[n++] = real_out;
-        args[n++] = olddir;
-        args[n] = NULL;
-        mrc = run_logged(args, e.log);
-        summary[0] = 0;
-        read_log(e.log, "MERGE-OUTER: ", summary, sizeof summary);
-        if (mrc != 0 || strstr(summary, "new files") == NULL) {
-            report_engine_failure(&e, "the check merge", mrc);
+        char *old_src[1] = {olddir};
+        summary = merge(&e, real_out, old_src, 1, "the check merge");
+        if (summary == NULL) {
             rc = EXIT_INTERNAL;
             goto done;
         }
-        readded = strtol(summary + strlen("MERGE-OUTER: "), NULL, 10);
-        printf("  check   the old inputs merged back: %s\n", summary + strlen("MERGE-OUTER: "));
+        readded = strtol(summary, NULL, 10);
+        printf("  check   the old inputs merged back: %s\n", summary);
     }
 
     CorpusCov cafter;
