@@ -16,10 +16,10 @@
  *            times the lines of their inputs; under HZ_SIZE_OFF (the default, which
  *            the test checks) few are, so the dimension is what does it.
  * argv: focus | bytes, then the seed directory. */
+#include "hz_input.h"
 #include "hz_ir.h"
 #include "hz_mutate.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,46 +31,31 @@
 typedef struct {
     unsigned char *data;
     size_t size;
-    char name[256];
+    const char *name;
+    HzInput in;   /* owns data and name */
 } Seed;
 
-/* The bytes seeds of dir (source inputs skipped). */
+/* The bytes seeds of dir (source inputs skipped), read as `run` reads inputs. */
 static int load_seeds(const char *dir, Seed *out, int max)
 {
-    DIR *d = opendir(dir);
-    CHECK(d != NULL, "cannot open %s", dir);
+    char **paths, err[512];
+    size_t npaths;
+    char *dirs[1] = {(char *)dir};
+    CHECK(hz_input_collect(dirs, 1, &paths, &npaths, err, sizeof err) == 0, "%s", err);
     int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < max) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        FILE *f = fopen(path, "rb");
-        CHECK(f != NULL, "cannot open %s", path);
-        unsigned char *buf = malloc(1 << 16);
-        CHECK(buf != NULL, "out of memory");
-        size_t len = fread(buf, 1, 1 << 16, f);
-        fclose(f);
-        if (len >= 13 && memcmp(buf, "#tracefuzz-py", 13) == 0) {
-            free(buf);
+    for (size_t i = 0; i < npaths && n < max; i++) {
+        CHECK(hz_input_load(paths[i], NULL, &out[n].in, err, sizeof err) == 0, "%s", err);
+        if (out[n].in.is_source) {
+            hz_input_clear(&out[n].in);
             continue;
         }
-        out[n].data = buf;
-        out[n].size = len;
-        snprintf(out[n].name, sizeof out[n].name, "%s", e->d_name);
+        out[n].data = out[n].in.data;
+        out[n].size = out[n].in.size;
+        out[n].name = out[n].in.path;
         n++;
     }
-    closedir(d);
+    hz_paths_free(paths, npaths);
     return n;
-}
-
-/* The descriptor kind statement s of p reads (HZ_DESC__COUNT when none). */
-static __attribute__((unused)) int stmt_kind(const HzProgram *p, const HzLayout *lay, const HzStmt *s)
-{
-    HzRef c[HZ_MAX_VISIBLE];
-    int n = hz_stmt_candidates(p, lay, p->arg_class[s->arg], (HzAccessPattern)s->pattern, c);
-    return n > 0 ? hz_ref_member(p, c[s->member % n])->kind : HZ_DESC__COUNT;
 }
 
 /* Bit i: classes[i] is class c or one of its generated bases. */
@@ -307,6 +292,6 @@ int main(int argc, char **argv)
     int rc = strcmp(argv[1], "focus") == 0 ? test_focus(seeds, n)
            : strcmp(argv[1], "bytes") == 0 ? test_bytes(seeds, n) : 2;
     for (int i = 0; i < n; i++)
-        free(seeds[i].data);
+        hz_input_clear(&seeds[i].in);
     return rc;
 }
