@@ -644,8 +644,8 @@ int cmd_fuzz(int argc, char **argv)
                 "here; using %ld\n", o.jobs, ncpu, ncpu);
         o.jobs = (unsigned)ncpu;
     }
-    if (o.jobs > 64)
-        o.jobs = 64;   /* the engines' supervisors keep at most 64 processes */
+    if (o.jobs > CMD_FUZZ_JOBS_MAX)
+        o.jobs = CMD_FUZZ_JOBS_MAX;
     bool afl = strcmp(o.engine, "afl") == 0;
     if (!afl && strcmp(o.engine, "libfuzzer") != 0) {
         rc = cmd_usage_error(usage_fuzz, "--engine %s: want libfuzzer or afl", o.engine);
@@ -775,12 +775,11 @@ int cmd_fuzz(int argc, char **argv)
             rc = EXIT_USAGE;
             goto done;
         }
-        pid_t kids[64];
-        unsigned nk = o.jobs < 64 ? o.jobs : 64;
-        o.jobs = nk;
+        pid_t kids[CMD_FUZZ_JOBS_MAX];
+        unsigned nk = o.jobs;
         snprintf(a_time, sizeof a_time, "%.0f", o.time_s);
         snprintf(a_tmo, sizeof a_tmo, "30000");
-        char name[64][8];
+        char name[CMD_FUZZ_JOBS_MAX][8];
         for (unsigned j = nk; j-- > 0;) {
             /* Instance f0 last: this process relays its output. */
             snprintf(name[j], sizeof name[j], "f%u", j);

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* --jobs is capped here: the supervisors keep at most this many engine processes. */
+#define CMD_FUZZ_JOBS_MAX 64
+
 /* An engine's numbers: one libFuzzer job's over its processes, or a run's (jobs
  * summed: execs, execs/s, crashes, nondet; the highest of cov, ft and corpus, since
  * the jobs share one corpus). */

@@ -35,7 +35,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define JOBS_MAX 64
 /* Past --time a process is signalled: libFuzzer checks -max_total_time between
  * inputs, and an input may take -timeout=30 s. */
 #define GRACE_S 60.0
@@ -286,7 +285,7 @@ static int exit_code(int status)
 int cmd_fuzz_libfuzzer(const CmdFuzzJobs *c, FILE *log, double start, CmdFuzzJobsResult *r)
 {
     memset(r, 0, sizeof *r);
-    unsigned n = c->jobs < 1 ? 1 : c->jobs > JOBS_MAX ? JOBS_MAX : c->jobs;
+    unsigned n = c->jobs < 1 ? 1 : c->jobs > CMD_FUZZ_JOBS_MAX ? CMD_FUZZ_JOBS_MAX : c->jobs;
     bool many = n > 1;
     FuzzJob *jobs = calloc(n, sizeof *jobs);
     if (jobs == NULL)
@@ -320,7 +319,7 @@ int cmd_fuzz_libfuzzer(const CmdFuzzJobs *c, FILE *log, double start, CmdFuzzJob
     }
     bool stopping = false;     /* interrupted, --first or past the deadline: no restarts */
     double last = cmd_now();
-    struct pollfd pfds[JOBS_MAX];
+    struct pollfd pfds[CMD_FUZZ_JOBS_MAX];
     for (;;) {
         unsigned np = 0, running = 0;
         for (unsigned k = 0; k < n; k++) {
