@@ -270,8 +270,11 @@ static int check_resolved(PyObject *owner, PyObject *name, PyObject *value, TrCh
                           const TrProv *chain, int input, const char *via, int replay,
                           int rs, PyObject *found);
 
-int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
-                      const TrProv *chain, int input, const char *via, int replay)
+/* The check of one load; memo, when not NULL, is the replayed step whose memo
+ * resolves an instance load (resolve_instance_memo). */
+static int check_load(TrAttrStep *memo, PyObject *owner, PyObject *name, PyObject *value,
+                      TrCheckForm form, const TrProv *chain, int input, const char *via,
+                      int replay)
 {
     PyObject *found = NULL;
     int rs;
@@ -282,8 +285,15 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
         return 0;
     }
     rs = PyType_Check(owner) ? resolve_class(owner, name, &found)
+       : memo != NULL        ? resolve_instance_memo(memo, owner, &found)
                              : resolve_instance(owner, name, &found);
     return check_resolved(owner, name, value, form, chain, input, via, replay, rs, found);
+}
+
+int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
+                      const TrProv *chain, int input, const char *via, int replay)
+{
+    return check_load(NULL, owner, name, value, form, chain, input, via, replay);
 }
 
 /* Compares what the call used with the resolution (rs, found). */
@@ -367,16 +377,6 @@ static const char *step_via(const TrAttrStep *s)
 
 int tr_provcheck_step(TrAttrStep *s, PyObject *owner, PyObject *value, int method)
 {
-    PyObject *found = NULL;
-    int rs;
-    if (!tr_provcheck_on || owner == NULL || value == NULL)
-        return 0;
-    if (!PyUnicode_CheckExact(s->name)) {
-        n_skipped++;
-        return 0;
-    }
-    rs = PyType_Check(owner) ? resolve_class(owner, s->name, &found)
-                             : resolve_instance_memo(s, owner, &found);
-    return check_resolved(owner, s->name, value, method ? TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
-                          NULL, s->input, step_via(s), 1, rs, found);
+    return check_load(s, owner, s->name, value, method ? TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
+                      NULL, s->input, step_via(s), 1);
 }
