@@ -23,17 +23,6 @@ static int lookup_attr_str(PyObject *obj, const char *name, PyObject **out)
 
 /* ---- operands ---- */
 
-void tr_op_pop(TrFrame *f, int n)
-{
-    if (n > f->sp) {
-        fprintf(stderr, "tracefuzz: tr_op_pop of %d values from a stack of %d\n", n, f->sp);
-        abort();
-    }
-    f->sp -= n;
-    for (int i = 0; i < n; i++)
-        tr_value_clear(&f->stack[f->sp + i]);
-}
-
 void tr_op_pop_call(TrFrame *f, int oparg)
 {
     int n = oparg + 2;

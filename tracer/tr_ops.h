@@ -22,13 +22,24 @@
 #define TR_OPS_H
 
 #include "tr_core.h"
+#include "tr_frame.h"
 
 /* ---- tr_ops.c: operands ---- */
 /* Pops the top n values of f's stack and releases them deepest first: the order in
  * which ceval's cases release an instruction's operands (lhs before rhs, the item
  * before the container, the container before the key, the stored value first), on
  * success and before going to `error` alike. Finalizers observe this order. */
-void tr_op_pop(TrFrame *f, int n);
+static inline void tr_op_pop(TrFrame *f, int n)
+{
+    /* inline: the replay loop pops on every instruction */
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: tr_op_pop of %d values from a stack of %d\n", n, f->sp);
+        abort();
+    }
+    f->sp -= n;
+    for (int i = 0; i < n; i++)
+        tr_value_clear(&f->stack[f->sp + i]);
+}
 /* CALL's pops, [NULL callable args] or [meth self args] (oparg + 2 values): ceval
  * releases the function (callable or meth) first, then self and the arguments in
  * order. */

@@ -205,18 +205,6 @@ static inline int plain(PyObject *a, PyObject *b)
     return tr_is_plain_operands(a, b);
 }
 
-/* tr_op_pop inlined: n values off the stack, in order from the deepest. */
-static inline void pop_n(TrFrame *f, int n)
-{
-    if (n > f->sp) {
-        fprintf(stderr, "tracefuzz: replay pops %d values from a stack of %d\n", n, f->sp);
-        abort();
-    }
-    f->sp -= n;
-    for (int k = 0; k < n; k++)
-        tr_value_clear(&f->stack[f->sp + k]);
-}
-
 /* ---- the side exit: the tracer's interpreter takes the frame over ---- */
 static int side_exit(TrFrame *f, int next, int throwing, int64_t budget, int max_depth,
                      unsigned faults, TrValue *out)
@@ -361,7 +349,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (!plain(v, NULL))
                 fwd_forget_all(st);
             PyObject *r = tr_op_unary(op, v);
-            pop_n(f, 1);           /* ceval releases the operand, also before an error */
+            tr_op_pop(f, 1);           /* ceval releases the operand, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -382,7 +370,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 r = tr_op_subscr(a, b);
             else
                 r = tr_op_contains(a, b, oparg);
-            pop_n(f, 2);           /* ceval's order: the deeper operand first */
+            tr_op_pop(f, 2);           /* ceval's order: the deeper operand first */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -390,7 +378,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_IS_OP: {
             PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
-            pop_n(f, 2);
+            tr_op_pop(f, 2);
             PUSH_OBJ(r);
             break;
         }
@@ -402,7 +390,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 err = tr_op_store_subscr(PEEK(2).obj, TOP().obj, PEEK(3).obj);
             else
                 err = tr_op_delete_subscr(PEEK(2).obj, TOP().obj);
-            pop_n(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
+            tr_op_pop(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
             if (err < 0)
                 goto error;
             break;
