@@ -54,6 +54,9 @@ def parse_args():
                     help="several libFuzzer seeds, e.g. 1-8 or 1,3,5: each fault fuzzed once "
                          "per seed, medians and means reported (overrides --seed)")
     ap.add_argument("--json", help="also write every run's figures to this file")
+    ap.add_argument("--fuzz-arg", action="append", default=[],
+                    help="an extra libFuzzer flag for every run, e.g. --fuzz-arg=-use_counters=0 "
+                         "(repeatable; to compare feedback settings)")
     ap.add_argument("--dev", default=os.path.join(ROOT, "build", "dev"))
     ap.add_argument("--fuzz-build", default=os.path.join(ROOT, "build", "fuzz-fast"))
     ap.add_argument("--no-rate", action="store_true", help="skip the generated-programs rate")
@@ -107,6 +110,9 @@ def passing_seeds(tracefuzz, fault, workdir):
     return kept, len(seeds)
 
 
+FUZZ_ARGS = []   # --fuzz-arg
+
+
 def fuzz_once(tf_fuzz, fault, workdir, budget, seed, log_name):
     """One libFuzzer run until a crash or budget seconds: (found, execs, wall, cpu,
     verdict); cpu is the tf_fuzz process's user + sys seconds (wait4's rusage, so
@@ -116,7 +122,7 @@ def fuzz_once(tf_fuzz, fault, workdir, budget, seed, log_name):
     cmd = [tf_fuzz, f"-max_total_time={max(1, int(round(budget)))}", "-timeout=30",
            f"-seed={seed}", "-print_final_stats=1", "-close_fd_mask=1",
            "-dict=" + os.path.join(ROOT, "corpus", "tracefuzz.dict"),
-           "-artifact_prefix=" + workdir + "/", corpus, os.path.join(workdir, "seeds")]
+           "-artifact_prefix=" + workdir + "/"] + FUZZ_ARGS + [corpus, os.path.join(workdir, "seeds")]
     log_path = os.path.join(workdir, log_name)
     t0 = time.monotonic()
     with open(log_path, "w") as log:
@@ -252,6 +258,7 @@ def summary(rows):
 
 def main():
     opts = parse_args()
+    FUZZ_ARGS.extend(opts.fuzz_arg)
     opts.seed_list = seed_list(opts.seeds, opts.seed)
     tools = {"tfpython": os.path.join(opts.dev, "tfpython"),
              "tracefuzz": os.path.join(opts.dev, "tracefuzz"),
