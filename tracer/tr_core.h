@@ -116,6 +116,29 @@ int tr_call_init(void);                 /* caches the lookaside targets; 0 or -1
  * and split key tables CPython keeps while that holds. Never runs code or fails. */
 int tr_dict_keys_all_str(PyObject *d);
 
+/* _PyObject_GetDictPtr without the call into libpython for the two common layouts
+ * (a replayed load asks it two or three times): CPython 3.11's managed dict, kept at
+ * ((PyObject **)o)[-3] once the inline values at [-4] are gone
+ * (pycore_object.h: _PyObject_ManagedDictPointer, _PyObject_ValuesPointer), and a
+ * positive tp_dictoffset. Everything else (values not yet materialised, negative
+ * offsets) goes to CPython's own function, which materialises as before. Borrowed
+ * pointer, or NULL when o has no dict slot; never sets an exception. */
+static inline PyObject **tr_dict_ptr(PyObject *o)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    if (tp->tp_flags & Py_TPFLAGS_MANAGED_DICT) {
+        if (((void **)o)[-4] == NULL)
+            return ((PyObject **)o) - 3;
+    }
+    else if (tp->tp_dictoffset > 0) {
+        return (PyObject **)((char *)o + tp->tp_dictoffset);
+    }
+    else if (tp->tp_dictoffset == 0) {
+        return NULL;
+    }
+    return _PyObject_GetDictPtr(o);
+}
+
 /* New provenance record or NULL with MemoryError. */
 static inline TrProv *tr_prov_simple(TrProvKind kind, TrProv *base)
 {

@@ -19,7 +19,10 @@
 
 int tr_provcheck_on = 1;
 
-static Py_ssize_t n_checked, n_skipped, n_failures;
+Py_ssize_t tr_provcheck_n_checked, tr_provcheck_n_skipped;
+#define n_checked tr_provcheck_n_checked
+#define n_skipped tr_provcheck_n_skipped
+static Py_ssize_t n_failures;
 
 void tr_provcheck_init(void)
 {
@@ -27,14 +30,6 @@ void tr_provcheck_init(void)
     if (e != NULL && (strcmp(e, "0") == 0 || strcmp(e, "off") == 0 || strcmp(e, "no") == 0))
         tr_provcheck_on = 0;
 }
-
-/* What CPython's attribute algorithm yields now. */
-typedef enum {
-    RS_UNKNOWN = 0,   /* resolving would run code, or is not stable: not checked */
-    RS_VALUE,         /* found: this very object is returned */
-    RS_BOUND,         /* found: a plain function, bound to the owner on access */
-    RS_MISSING,       /* AttributeError, with no __getattr__ to call */
-} ResolveKind;
 
 static PyObject *s_getattribute, *s_getattr, *object_getattribute;   /* borrowed after init */
 
@@ -98,7 +93,7 @@ static int resolve_instance(PyObject *owner, PyObject *name, PyObject **found)
         *found = v;
         return RS_VALUE;
     }
-    PyObject **dp = _PyObject_GetDictPtr(owner);
+    PyObject **dp = tr_dict_ptr(owner);
     if (dp != NULL && *dp != NULL) {
         if (!PyDict_CheckExact(*dp))
             return RS_UNKNOWN;
@@ -199,18 +194,8 @@ done:
     return -1;
 }
 
-static unsigned int valid_tag(PyTypeObject *t)
-{
-    return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
-}
-
-/* The instance dict's version (0 when there is none), as resolve_instance reads it. */
-static uint64_t dict_version(PyObject *owner)
-{
-    PyObject **dp = _PyObject_GetDictPtr(owner);
-    return dp != NULL && *dp != NULL && PyDict_Check(*dp)
-        ? ((PyDictObject *)*dp)->ma_version_tag : 0;
-}
+#define valid_tag tr_pc_valid_tag
+#define dict_version tr_pc_dict_version
 
 /* resolve_instance through the step's memo. A type whose version tag is unchanged
  * answers every MRO lookup as before (CPython drops the tag on any change of the type

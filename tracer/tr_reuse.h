@@ -21,6 +21,7 @@
 #define TR_REUSE_H
 
 #include "tr_run.h"
+#include "tr_core.h"
 
 struct TrFrame;   /* tr_frame.h */
 
@@ -83,6 +84,8 @@ typedef struct {
     unsigned int cls_tag;        /* class access: the class's tag, 0 none */
     int dict_has;                /* -1 no dict, 0 key absent, 1 key present */
     int slot_set;                /* -1 not a slot, 0 unset, 1 set */
+    Py_ssize_t slot_offset;      /* slot_set >= 0: the T_OBJECT_EX member's offset in the
+                                    owner (what slot_state reads), else 0 */
     PyObject *result;            /* fault skip_getter_on_replay only */
     /* The dict key guard's memo (tr_guard.c): the ma_version_tag of the instance dict
      * it last looked into and what the key held there (borrowed, NULL when absent).
@@ -198,6 +201,47 @@ int tr_guard_record(TrAttrStep *step, PyObject *owner, PyObject *name, int metho
 /* Checks step's guards against owner now: -1 when they pass, else the TrGuardKind of
  * the first that fails. Never sets an exception. Updates the step's dict memo. */
 int tr_guard_check(TrAttrStep *step, PyObject *owner, unsigned faults);
+/* tr_guard_check's common case, inline for the replayer (every replayed load checks
+ * its guards): no fault on, instance access on an owner of the recorded type whose
+ * version tag is unchanged (so the hook and MRO lookups answer as recorded, tr_guard.c's
+ * valid_tag), a slot read at its offset, the dict key's memo hit (same dict version).
+ * The same checks in the same order as tr_guard_check, so the same answer; anything
+ * else is tr_guard_check itself. */
+static inline int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned faults)
+{
+    PyTypeObject *t = Py_TYPE(owner);
+    if (faults != 0 || t != s->type || t->tp_getattro != s->getattro ||
+        s->kind == TR_AK_NATIVE || s->cls != NULL || s->type_tag == 0 ||
+        !PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag != s->type_tag)
+        return tr_guard_check(s, owner, faults);
+    if (s->descr != NULL && (Py_TYPE(s->descr)->tp_descr_get != s->dget ||
+                             Py_TYPE(s->descr)->tp_descr_set != s->dset))
+        return TR_GUARD_DESCR_TYPE;
+    if (s->slot_set >= 0 &&
+        (*(PyObject **)((char *)owner + s->slot_offset) != NULL) != s->slot_set)
+        return TR_GUARD_SLOT;
+    if (s->kind != TR_AK_DATA_DESC) {
+        PyObject **dp = tr_dict_ptr(owner);
+        int has;
+        if (dp == NULL) {
+            has = -1;
+        }
+        else if (*dp == NULL) {
+            s->dict_value = NULL;
+            has = 0;
+        }
+        else if (PyDict_CheckExact(*dp) && ((PyDictObject *)*dp)->ma_version_tag != 0 &&
+                 ((PyDictObject *)*dp)->ma_version_tag == s->dict_ver) {
+            has = s->dict_value != NULL;
+        }
+        else {
+            return tr_guard_check(s, owner, faults);
+        }
+        if (has != s->dict_has)
+            return TR_GUARD_DICT_KEY;
+    }
+    return -1;
+}
 /* After tr_guard_check passed on an INST_DICT step: the value the instance dict holds
  * for the name now (borrowed), found by the guard's own lookup; valid until anything
  * runs. */
