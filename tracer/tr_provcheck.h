@@ -86,8 +86,12 @@ static inline int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObjec
         return tr_provcheck_step(s, owner, value, method);
     PyObject *found;
     int rs;
-    if (s->pc.member) {
-        PyMemberDef *m = ((PyMemberDescrObject *)s->pc.found)->d_member;
+    const PyMemberDef *m = s->pc.ty.member;
+    if (s->pc.ty.unknown) {           /* the type alone says: not checkable */
+        tr_provcheck_n_skipped++;
+        return 0;
+    }
+    if (m != NULL) {
         found = *(PyObject **)((char *)owner + m->offset);
         if (found == NULL && m->type == T_OBJECT)
             found = Py_None;
@@ -96,7 +100,8 @@ static inline int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObjec
         rs = RS_VALUE;
     }
     else {
-        if (tr_pc_dict_version(owner) != s->pc.dict_ver)
+        uint64_t ver = tr_pc_dict_version(owner);
+        if (ver != s->pc.dict_ver)
             return tr_provcheck_step(s, owner, value, method);
         found = s->pc.found;
         rs = s->pc.rs;

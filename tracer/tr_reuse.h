@@ -61,6 +61,17 @@ typedef enum {
     TR_GUARD__COUNT
 } TrGuardKind;
 
+/* The provenance oracle's resolution of an instance load, the part that depends on the
+ * owner's type alone (tr_provcheck.c, resolve_type): memoised with the type's version
+ * tag. Borrowed pointers, valid while the tag holds (the type's dict keeps them). */
+typedef struct {
+    int unknown;                 /* 1: not checkable, whatever the instance holds */
+    int hooked;                  /* the type has a __getattr__ behind the generic lookup */
+    PyMemberDef *member;         /* a data descriptor that is a readable slot, or NULL */
+    PyObject *descr;             /* else: lookup(type, name) after the dict, or NULL */
+    int has_get;                 /* descr has a __get__ */
+} TrPcType;
+
 /* How one recorded attribute load (LOAD_ATTR, LOAD_METHOD) resolved, with its guards.
  * Objects are strong references owned by the trace (a guard keeps alive what it
  * compares, so a freed object whose address is reused can never pass it); never the
@@ -98,12 +109,11 @@ typedef struct {
     struct {
         PyTypeObject *type;      /* borrowed; with its version tag below */
         unsigned int tag;        /* 0: nothing memoised */
-        uint64_t dict_ver;       /* the instance dict's version, 0 for no dict */
-        PyObject *found;         /* borrowed: the resolution's object, or the
-                                    member descriptor when member is 1 */
-        int rs;                  /* its resolution kind (tr_provcheck.c) */
-        int member;              /* 1: a slot, read from the owner at each check */
-        int hooked;              /* the type has a __getattr__ */
+        TrPcType ty;             /* the type's part of the resolution, valid with tag */
+        uint64_t dict_ver;       /* the last resolution's instance dict version (0: the
+                                    owner had no dict) and its outcome */
+        PyObject *found;         /* borrowed: the resolution's object */
+        int rs;                  /* its resolution kind (tr_provcheck.h) */
     } pc;
 } TrAttrStep;
 
