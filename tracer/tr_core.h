@@ -18,6 +18,14 @@
 #define TR_NO_COVERAGE
 #endif
 
+/* The replayer's per-load helpers kept in the loop: clang leaves plain static inlines
+ * out of a function as large as replay_frame. */
+#if defined(__GNUC__)
+#define TR_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define TR_HOT_INLINE static inline
+#endif
+
 /* ---- tr_prov.c: a growable byte buffer for text built in C ---- */
 typedef struct {
     char *buf;               /* PyMem_Raw memory, NUL-terminated, owned */
@@ -123,7 +131,7 @@ int tr_dict_keys_all_str(PyObject *d);
  * positive tp_dictoffset. Everything else (values not yet materialised, negative
  * offsets) goes to CPython's own function, which materialises as before. Borrowed
  * pointer, or NULL when o has no dict slot; never sets an exception. */
-static inline PyObject **tr_dict_ptr(PyObject *o)
+TR_HOT_INLINE PyObject **tr_dict_ptr(PyObject *o)
 {
     PyTypeObject *tp = Py_TYPE(o);
     if (tp->tp_flags & Py_TPFLAGS_MANAGED_DICT) {

@@ -60,13 +60,13 @@ typedef enum {
 
 extern Py_ssize_t tr_provcheck_n_checked, tr_provcheck_n_skipped;
 
-static inline unsigned int tr_pc_valid_tag(PyTypeObject *t)
+TR_HOT_INLINE unsigned int tr_pc_valid_tag(PyTypeObject *t)
 {
     return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
 }
 
 /* The instance dict's version (0 when there is none), as the resolution reads it. */
-static inline uint64_t tr_pc_dict_version(PyObject *owner)
+TR_HOT_INLINE uint64_t tr_pc_dict_version(PyObject *owner)
 {
     PyObject **dp = tr_dict_ptr(owner);
     return dp != NULL && *dp != NULL && PyDict_Check(*dp)
@@ -77,7 +77,7 @@ static inline uint64_t tr_pc_dict_version(PyObject *owner)
  * instance dict's version, as memoised; a slot read again at its offset) and the load
  * passes: the same resolution and comparison without the calls. Everything else (a
  * miss, a failure and its message) is tr_provcheck_step itself, which resolves again. */
-static inline int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObject *value,
+TR_HOT_INLINE int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObject *value,
                                          int method)
 {
     PyTypeObject *tp = Py_TYPE(owner);

@@ -217,7 +217,7 @@ int tr_guard_check(TrAttrStep *step, PyObject *owner, unsigned faults);
  * valid_tag), a slot read at its offset, the dict key's memo hit (same dict version).
  * The same checks in the same order as tr_guard_check, so the same answer; anything
  * else is tr_guard_check itself. */
-static inline int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned faults)
+TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned faults)
 {
     PyTypeObject *t = Py_TYPE(owner);
     if (faults != 0 || t != s->type || t->tp_getattro != s->getattro ||
