@@ -606,13 +606,16 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             int nargs = oparg + is_meth;
             PyObject *callable = PEEK(nargs + 1).obj;
             PyObject *kwnames = f->kwnames;
-            if (tr_is_frame_call(callable, nargs)) {
+            /* A Python function (exact type) is neither a frame call nor pure: asked
+             * first, since both tests ask PyCFunction_Check, a subtype walk for it. */
+            int pyfunc = PyFunction_Check(callable);
+            if (!pyfunc && tr_is_frame_call(callable, nargs)) {
                 exit_reason = TR_EXIT_FRAME_CALL;
                 next = prefix_start(f, here);
                 goto exit;
             }
             f->kwnames = NULL;
-            if (!pure_call(callable, &PEEK(nargs), nargs, kwnames))
+            if (pyfunc || !pure_call(callable, &PEEK(nargs), nargs, kwnames))
                 fwd_forget_all(st);
             PyObject **argv = nargs <= 16 ? callbuf : PyMem_Malloc((size_t)nargs * sizeof(PyObject *));
             if (argv == NULL) {
