@@ -18,6 +18,14 @@
 #define TR_NO_COVERAGE
 #endif
 
+/* The replayer's per-load helpers kept in the loop: clang leaves plain static inlines
+ * out of a function as large as replay_frame. */
+#if defined(__GNUC__)
+#define TR_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define TR_HOT_INLINE static inline
+#endif
+
 /* ---- tr_prov.c: a growable byte buffer for text built in C ---- */
 typedef struct {
     char *buf;               /* PyMem_Raw memory, NUL-terminated, owned */
@@ -115,6 +123,29 @@ int tr_call_init(void);                 /* caches the lookaside targets; 0 or -1
 /* 1 when every key of d (an exact dict) is an exact str, else 0; O(1) for the unicode
  * and split key tables CPython keeps while that holds. Never runs code or fails. */
 int tr_dict_keys_all_str(PyObject *d);
+
+/* _PyObject_GetDictPtr without the call into libpython for the two common layouts
+ * (a replayed load asks it two or three times): CPython 3.11's managed dict, kept at
+ * ((PyObject **)o)[-3] once the inline values at [-4] are gone
+ * (pycore_object.h: _PyObject_ManagedDictPointer, _PyObject_ValuesPointer), and a
+ * positive tp_dictoffset. Everything else (values not yet materialised, negative
+ * offsets) goes to CPython's own function, which materialises as before. Borrowed
+ * pointer, or NULL when o has no dict slot; never sets an exception. */
+TR_HOT_INLINE PyObject **tr_dict_ptr(PyObject *o)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    if (tp->tp_flags & Py_TPFLAGS_MANAGED_DICT) {
+        if (((void **)o)[-4] == NULL)
+            return ((PyObject **)o) - 3;
+    }
+    else if (tp->tp_dictoffset > 0) {
+        return (PyObject **)((char *)o + tp->tp_dictoffset);
+    }
+    else if (tp->tp_dictoffset == 0) {
+        return NULL;
+    }
+    return _PyObject_GetDictPtr(o);
+}
 
 /* New provenance record or NULL with MemoryError. */
 static inline TrProv *tr_prov_simple(TrProvKind kind, TrProv *base)

@@ -7,7 +7,8 @@
  * unicode or split kind only while every key is an exact str (insertdict converts the
  * table to the general kind on the first other key), so the kind answers in O(1); a
  * general table (which may still hold only strs, e.g. after the other key was deleted)
- * is walked as before. This is the one file that reads CPython's internal dict layout.
+ * is walked as before. This file and tr_dict_ptr (tr_core.h) are the readers of CPython's
+ * internal dict layout.
  */
 #define Py_BUILD_CORE 1
 #include <Python.h>

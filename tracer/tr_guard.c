@@ -27,7 +27,7 @@ static PyObject *type_lookup(PyTypeObject *t, PyObject *name)   /* borrowed or N
 /* The instance dict of o: borrowed, NULL when o has none (no exception). */
 static PyObject *inst_dict(PyObject *o)
 {
-    PyObject **dp = _PyObject_GetDictPtr(o);
+    PyObject **dp = tr_dict_ptr(o);
     return dp != NULL ? *dp : NULL;
 }
 
@@ -38,7 +38,7 @@ static int dict_has(PyObject *o, PyObject *name)
 {
     PyObject *d = inst_dict(o);
     if (d == NULL)
-        return _PyObject_GetDictPtr(o) != NULL ? 0 : -1;
+        return tr_dict_ptr(o) != NULL ? 0 : -1;
     if (!PyDict_CheckExact(d) || !tr_dict_keys_all_str(d))
         return -2;
     PyObject *v = PyDict_GetItemWithError(d, name);
@@ -54,7 +54,7 @@ static int dict_has(PyObject *o, PyObject *name)
  * found (or NULL) in s->dict_value. */
 static int dict_has_memo(TrAttrStep *s, PyObject *o)
 {
-    PyObject **dp = _PyObject_GetDictPtr(o);
+    PyObject **dp = tr_dict_ptr(o);
     if (dp == NULL)
         return -1;
     PyObject *d = *dp;
@@ -186,6 +186,7 @@ int tr_guard_record(TrAttrStep *s, PyObject *owner, PyObject *name, int method, 
         s->dset = Py_TYPE(d)->tp_descr_set;
     }
     s->slot_set = slot_state(d, owner);
+    s->slot_offset = s->slot_set >= 0 ? ((PyMemberDescrObject *)d)->d_member->offset : 0;
     s->dict_has = dict_has(owner, name);
     if (s->dict_has == -2) {          /* a dict subclass or a failing key: not specialised */
         s->kind = TR_AK_NATIVE;

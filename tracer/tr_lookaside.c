@@ -175,6 +175,8 @@ static int name_in(const char *name, const char *const *list)
 int tr_call_is_pure(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
                     PyObject *kwnames)
 {
+    if (PyFunction_Check(callable))   /* exact type: the common case, no subtype walk */
+        return 0;
     if (callable == bi_len || callable == bi_id || callable == bi_callable)
         return nargs == 1 && (callable != bi_len || is_plain(args[0].obj) ||
                               !(Py_TYPE(args[0].obj)->tp_flags & Py_TPFLAGS_HEAPTYPE));

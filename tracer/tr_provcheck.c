@@ -19,7 +19,10 @@
 
 int tr_provcheck_on = 1;
 
-static Py_ssize_t n_checked, n_skipped, n_failures;
+Py_ssize_t tr_provcheck_n_checked, tr_provcheck_n_skipped;
+#define n_checked tr_provcheck_n_checked
+#define n_skipped tr_provcheck_n_skipped
+static Py_ssize_t n_failures;
 
 void tr_provcheck_init(void)
 {
@@ -27,14 +30,6 @@ void tr_provcheck_init(void)
     if (e != NULL && (strcmp(e, "0") == 0 || strcmp(e, "off") == 0 || strcmp(e, "no") == 0))
         tr_provcheck_on = 0;
 }
-
-/* What CPython's attribute algorithm yields now. */
-typedef enum {
-    RS_UNKNOWN = 0,   /* resolving would run code, or is not stable: not checked */
-    RS_VALUE,         /* found: this very object is returned */
-    RS_BOUND,         /* found: a plain function, bound to the owner on access */
-    RS_MISSING,       /* AttributeError, with no __getattr__ to call */
-} ResolveKind;
 
 static PyObject *s_getattribute, *s_getattr, *object_getattribute;   /* borrowed after init */
 
@@ -71,34 +66,60 @@ static int generic_lookup(PyTypeObject *t, int *hooked)
     return *hooked;
 }
 
-/* Instance access: -1 on a real error (exception set), else a ResolveKind with *found
- * borrowed (live until user code runs; nothing runs before it is compared). */
-static int resolve_instance(PyObject *owner, PyObject *name, PyObject **found)
+/* The part of the instance resolution that depends on type(owner) alone, and so holds
+ * while the type's version tag does (CPython drops the tag on any change of the type
+ * or its MRO): whether the type decides by itself (a lookup it cannot model, or a
+ * data descriptor: a slot read at its offset or not checkable), else what the MRO
+ * lookup found for after the instance dict. */
+static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObject *name, TrPcType *ty)
 {
-    PyTypeObject *tp = Py_TYPE(owner);
     int hooked;
-    *found = NULL;
-    if (!generic_lookup(tp, &hooked) || tp->tp_dict == NULL)
-        return RS_UNKNOWN;
+    memset(ty, 0, sizeof *ty);
+    if (!generic_lookup(tp, &hooked) || tp->tp_dict == NULL) {
+        ty->unknown = 1;
+        return;
+    }
+    ty->hooked = hooked;
     PyObject *descr = _PyType_Lookup(tp, name);
     descrgetfunc get = descr != NULL ? Py_TYPE(descr)->tp_descr_get : NULL;
     if (get != NULL && Py_TYPE(descr)->tp_descr_set != NULL) {
         /* A data descriptor wins. Only a member of an object type is read without code. */
-        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type))
-            return RS_UNKNOWN;
+        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+            ty->unknown = 1;
+            return;
+        }
         PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
         if ((m->type != T_OBJECT && m->type != T_OBJECT_EX) || (m->flags & PY_AUDIT_READ) ||
-            !PyObject_TypeCheck(owner, PyDescr_TYPE(descr)))
-            return RS_UNKNOWN;
-        PyObject *v = *(PyObject **)((char *)owner + m->offset);
-        if (v == NULL && m->type == T_OBJECT)
+            !PyObject_TypeCheck(owner, PyDescr_TYPE(descr))) {
+            ty->unknown = 1;
+            return;
+        }
+        ty->member = m;
+        return;
+    }
+    ty->descr = descr;
+    ty->has_get = get != NULL;
+}
+
+/* The rest of the instance resolution, given the type's part: -1 on a real error
+ * (exception set), else a ResolveKind with *found borrowed (live until user code
+ * runs; nothing runs before it is compared). */
+static int resolve_with_type(PyObject *owner, PyObject *name, const TrPcType *ty,
+                             PyObject **found)
+{
+    *found = NULL;
+    if (ty->unknown)
+        return RS_UNKNOWN;
+    if (ty->member != NULL) {
+        PyObject *v = *(PyObject **)((char *)owner + ty->member->offset);
+        if (v == NULL && ty->member->type == T_OBJECT)
             v = Py_None;
         if (v == NULL)
-            return hooked ? RS_UNKNOWN : RS_MISSING;
+            return ty->hooked ? RS_UNKNOWN : RS_MISSING;
         *found = v;
         return RS_VALUE;
     }
-    PyObject **dp = _PyObject_GetDictPtr(owner);
+    PyObject **dp = tr_dict_ptr(owner);
     if (dp != NULL && *dp != NULL) {
         if (!PyDict_CheckExact(*dp))
             return RS_UNKNOWN;
@@ -113,17 +134,26 @@ static int resolve_instance(PyObject *owner, PyObject *name, PyObject **found)
         if (PyErr_Occurred())
             return -1;
     }
-    if (get != NULL) {
-        if (!PyFunction_Check(descr))
+    if (ty->has_get) {
+        if (!PyFunction_Check(ty->descr))
             return RS_UNKNOWN;
-        *found = descr;
+        *found = ty->descr;
         return RS_BOUND;
     }
-    if (descr != NULL) {
-        *found = descr;
+    if (ty->descr != NULL) {
+        *found = ty->descr;
         return RS_VALUE;
     }
-    return hooked ? RS_UNKNOWN : RS_MISSING;
+    return ty->hooked ? RS_UNKNOWN : RS_MISSING;
+}
+
+/* Instance access, _PyObject_GenericGetAttrWithDict's order: the type's part, then
+ * the instance dict, then what the type found. Same contract as resolve_with_type. */
+static int resolve_instance(PyObject *owner, PyObject *name, PyObject **found)
+{
+    TrPcType ty;
+    resolve_type(Py_TYPE(owner), owner, name, &ty);
+    return resolve_with_type(owner, name, &ty, found);
 }
 
 /* Class access (owner is a class), type_getattro. Same contract. */
@@ -199,68 +229,48 @@ done:
     return -1;
 }
 
-static unsigned int valid_tag(PyTypeObject *t)
-{
-    return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
-}
-
-/* The instance dict's version (0 when there is none), as resolve_instance reads it. */
-static uint64_t dict_version(PyObject *owner)
-{
-    PyObject **dp = _PyObject_GetDictPtr(owner);
-    return dp != NULL && *dp != NULL && PyDict_Check(*dp)
-        ? ((PyDictObject *)*dp)->ma_version_tag : 0;
-}
+#define valid_tag tr_pc_valid_tag
+#define dict_version tr_pc_dict_version
 
 /* resolve_instance through the step's memo. A type whose version tag is unchanged
  * answers every MRO lookup as before (CPython drops the tag on any change of the type
- * or its MRO and never reuses one); a dict whose version is unchanged is the same dict
- * with the same contents (PEP 509). A slot's value lives in the owner, so for a slot
- * only the descriptor is memoised and the value is read again. */
+ * or its MRO and never reuses one), so its part (resolve_type) is kept with the tag;
+ * a dict whose version is unchanged is the same dict with the same contents (PEP 509),
+ * so the last resolution is kept with the dict's version. A slot's value lives in the
+ * owner: it is read again. A new dict (another owner of the type, or a store) costs
+ * only the dict lookup. */
 static int resolve_instance_memo(TrAttrStep *s, PyObject *owner, PyObject **found)
 {
     PyTypeObject *tp = Py_TYPE(owner);
     unsigned int tag = valid_tag(tp);
     if (tag != 0 && s->pc.tag == tag && s->pc.type == tp) {
-        if (s->pc.member) {
-            PyMemberDef *m = ((PyMemberDescrObject *)s->pc.found)->d_member;
-            PyObject *v = *(PyObject **)((char *)owner + m->offset);
-            if (v == NULL && m->type == T_OBJECT)
-                v = Py_None;
-            *found = v;
-            if (v == NULL)
-                return s->pc.hooked ? RS_UNKNOWN : RS_MISSING;
-            return RS_VALUE;
+        if (s->pc.ty.member == NULL && !s->pc.ty.unknown) {
+            uint64_t ver = dict_version(owner);
+            if (ver == s->pc.dict_ver) {
+                *found = s->pc.found;
+                return s->pc.rs;
+            }
+            int rs = resolve_with_type(owner, s->name, &s->pc.ty, found);
+            if (rs >= 0) {
+                s->pc.dict_ver = ver;
+                s->pc.found = *found;
+                s->pc.rs = rs;
+            }
+            return rs;
         }
-        uint64_t ver = dict_version(owner);
-        if (ver == s->pc.dict_ver) {
-            *found = s->pc.found;
-            return s->pc.rs;
-        }
+        return resolve_with_type(owner, s->name, &s->pc.ty, found);
     }
-    int rs = resolve_instance(owner, s->name, found);
     s->pc.tag = 0;
+    resolve_type(tp, owner, s->name, &s->pc.ty);
+    uint64_t ver = dict_version(owner);
+    int rs = resolve_with_type(owner, s->name, &s->pc.ty, found);
+    /* The lookups assign a tag when the type had none: kept only when it was there
+     * before them and still is. */
     if (rs < 0 || tag == 0 || valid_tag(tp) != tag)
         return rs;
-    /* What resolve_instance decided from the type: a member read, or not. */
-    PyObject *descr = _PyType_Lookup(tp, s->name);
-    int hooked = 0;
-    if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type) &&
-        Py_TYPE(descr)->tp_descr_set != NULL && generic_lookup(tp, &hooked)) {
-        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
-        if ((m->type != T_OBJECT && m->type != T_OBJECT_EX) || (m->flags & PY_AUDIT_READ) ||
-            !PyObject_TypeCheck(owner, PyDescr_TYPE(descr)))
-            return rs;
-        s->pc.member = 1;
-        s->pc.found = descr;
-        s->pc.hooked = hooked;
-    }
-    else {
-        s->pc.member = 0;
-        s->pc.found = *found;
-        s->pc.rs = rs;
-        s->pc.dict_ver = dict_version(owner);
-    }
+    s->pc.dict_ver = ver;
+    s->pc.found = *found;
+    s->pc.rs = rs;
     s->pc.type = tp;
     s->pc.tag = tag;
     return rs;

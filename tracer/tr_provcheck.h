@@ -18,6 +18,7 @@
 #define TR_PROVCHECK_H
 
 #include "tr_reuse.h"
+#include <structmember.h>
 
 /* What the call claims the load produced. */
 typedef enum {
@@ -46,6 +47,79 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
  * tp_version_tag, the instance dict's ma_version_tag), never by the trace's guards:
  * an unchanged type and dict resolve as before, anything else is resolved afresh. */
 int tr_provcheck_step(TrAttrStep *s, PyObject *owner, PyObject *value, int method);
+
+/* ---- the replay's memo hit, inline (tr_provcheck_step's first branch) ---- */
+
+/* What CPython's attribute algorithm yields now (tr_provcheck.c's resolutions). */
+typedef enum {
+    RS_UNKNOWN = 0,   /* resolving would run code, or is not stable: not checked */
+    RS_VALUE,         /* found: this very object is returned */
+    RS_BOUND,         /* found: a plain function, bound to the owner on access */
+    RS_MISSING,       /* AttributeError, with no __getattr__ to call */
+} ResolveKind;
+
+extern Py_ssize_t tr_provcheck_n_checked, tr_provcheck_n_skipped;
+
+TR_HOT_INLINE unsigned int tr_pc_valid_tag(PyTypeObject *t)
+{
+    return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
+}
+
+/* The instance dict's version (0 when there is none), as the resolution reads it. */
+TR_HOT_INLINE uint64_t tr_pc_dict_version(PyObject *owner)
+{
+    PyObject **dp = tr_dict_ptr(owner);
+    return dp != NULL && *dp != NULL && PyDict_Check(*dp)
+        ? ((PyDictObject *)*dp)->ma_version_tag : 0;
+}
+
+/* tr_provcheck_step when its memo answers (the owner's type and version tag, and the
+ * instance dict's version, as memoised; a slot read again at its offset) and the load
+ * passes: the same resolution and comparison without the calls. Everything else (a
+ * miss, a failure and its message) is tr_provcheck_step itself, which resolves again. */
+TR_HOT_INLINE int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObject *value,
+                                         int method)
+{
+    PyTypeObject *tp = Py_TYPE(owner);
+    if (value == NULL || s->pc.tag == 0 || s->pc.type != tp || !PyUnicode_CheckExact(s->name) ||
+        PyType_Check(owner) || tr_pc_valid_tag(tp) != s->pc.tag)
+        return tr_provcheck_step(s, owner, value, method);
+    PyObject *found;
+    int rs;
+    const PyMemberDef *m = s->pc.ty.member;
+    if (s->pc.ty.unknown) {           /* the type alone says: not checkable */
+        tr_provcheck_n_skipped++;
+        return 0;
+    }
+    if (m != NULL) {
+        found = *(PyObject **)((char *)owner + m->offset);
+        if (found == NULL && m->type == T_OBJECT)
+            found = Py_None;
+        if (found == NULL)
+            return tr_provcheck_step(s, owner, value, method);
+        rs = RS_VALUE;
+    }
+    else {
+        uint64_t ver = tr_pc_dict_version(owner);
+        if (ver != s->pc.dict_ver)
+            return tr_provcheck_step(s, owner, value, method);
+        found = s->pc.found;
+        rs = s->pc.rs;
+    }
+    if (rs == RS_UNKNOWN) {
+        tr_provcheck_n_skipped++;
+        return 0;
+    }
+    if ((rs == RS_VALUE && !method && found == value) ||
+        (rs == RS_BOUND && (method ? found == value
+                                   : (PyMethod_Check(value) &&
+                                      PyMethod_GET_FUNCTION(value) == found &&
+                                      PyMethod_GET_SELF(value) == owner)))) {
+        tr_provcheck_n_checked++;
+        return 0;
+    }
+    return tr_provcheck_step(s, owner, value, method);
+}
 
 /* Adds "provcheck.checked", "provcheck.skipped", "provcheck.failures" to d. 0 or -1. */
 int tr_provcheck_stats(PyObject *d);

@@ -198,7 +198,7 @@ int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs)
 {
     if (callable == (PyObject *)&PySuper_Type)
         return 1;
-    if (!PyCFunction_Check(callable))
+    if (PyFunction_Check(callable) || !PyCFunction_Check(callable))   /* the first exact */
         return 0;
     const char *n = ((PyCFunctionObject *)callable)->m_ml->ml_name;
     if (strcmp(n, "locals") == 0 || strcmp(n, "globals") == 0 || strcmp(n, "eval") == 0 ||
@@ -217,7 +217,7 @@ static void mark(TrRecTrace *t, TrUnreusable why)
 
 void tr_record_call(TrRun *run, PyObject *callable)
 {
-    if (!PyCFunction_Check(callable))
+    if (PyFunction_Check(callable) || !PyCFunction_Check(callable))   /* the first exact */
         return;
     const char *n = ((PyCFunctionObject *)callable)->m_ml->ml_name;
     if (strcmp(n, "_getframe") == 0 || strcmp(n, "warn") == 0 ||
@@ -331,7 +331,7 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
                 int cls_kind_holds = !(p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_TYPE_STABLE) ||
                     (Py_TYPE(p->descr)->tp_descr_get != NULL) == (p->kind == TR_AK_TYPE_DESC);
                 if (p->kind != TR_AK_NATIVE && cls_kind_holds && p->input == input &&
-                    tr_guard_check(p, owner.obj, 0) < 0) {
+                    tr_guard_check_fast(p, owner.obj, 0) < 0) {
                     s->attr = prev;
                     break;
                 }

@@ -539,7 +539,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_LOAD_METHOD: {
             PyObject *owner = TOP().obj;
             TrAttrStep *a = &t->attrs[s->attr];
-            int g = tr_guard_check(a, owner, st->faults);
+            int g = tr_guard_check_fast(a, owner, st->faults);
             if (g >= 0) {
                 exit_reason = TR_EXIT_GUARD;
                 guard_kind = g;
@@ -548,7 +548,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             if (op == TR_OP_LOAD_METHOD && a->kind == TR_AK_METHOD) {
                 /* (owner -- meth self): the function found on the type, unbound. */
-                if (tr_provcheck_on && tr_provcheck_step(a, owner, a->descr, 1) < 0)
+                if (tr_provcheck_on && tr_provcheck_step_fast(a, owner, a->descr, 1) < 0)
                     goto error;
                 PyObject *self = TOP().obj;
                 TOP().obj = Py_NewRef(a->descr);
@@ -558,7 +558,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PyObject *r = replay_load(st, a, owner);
             if (r == NULL)
                 goto error;
-            if (tr_provcheck_on && tr_provcheck_step(a, owner, r, 0) < 0) {
+            if (tr_provcheck_on && tr_provcheck_step_fast(a, owner, r, 0) < 0) {
                 Py_DECREF(r);
                 goto error;
             }
@@ -606,13 +606,16 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             int nargs = oparg + is_meth;
             PyObject *callable = PEEK(nargs + 1).obj;
             PyObject *kwnames = f->kwnames;
-            if (tr_is_frame_call(callable, nargs)) {
+            /* A Python function (exact type) is neither a frame call nor pure: asked
+             * first, since both tests ask PyCFunction_Check, a subtype walk for it. */
+            int pyfunc = PyFunction_Check(callable);
+            if (!pyfunc && tr_is_frame_call(callable, nargs)) {
                 exit_reason = TR_EXIT_FRAME_CALL;
                 next = prefix_start(f, here);
                 goto exit;
             }
             f->kwnames = NULL;
-            if (!pure_call(callable, &PEEK(nargs), nargs, kwnames))
+            if (pyfunc || !pure_call(callable, &PEEK(nargs), nargs, kwnames))
                 fwd_forget_all(st);
             PyObject **argv = nargs <= 16 ? callbuf : PyMem_Malloc((size_t)nargs * sizeof(PyObject *));
             if (argv == NULL) {

@@ -21,6 +21,7 @@
 #define TR_REUSE_H
 
 #include "tr_run.h"
+#include "tr_core.h"
 
 struct TrFrame;   /* tr_frame.h */
 
@@ -60,6 +61,17 @@ typedef enum {
     TR_GUARD__COUNT
 } TrGuardKind;
 
+/* The provenance oracle's resolution of an instance load, the part that depends on the
+ * owner's type alone (tr_provcheck.c, resolve_type): memoised with the type's version
+ * tag. Borrowed pointers, valid while the tag holds (the type's dict keeps them). */
+typedef struct {
+    int unknown;                 /* 1: not checkable, whatever the instance holds */
+    int hooked;                  /* the type has a __getattr__ behind the generic lookup */
+    PyMemberDef *member;         /* a data descriptor that is a readable slot, or NULL */
+    PyObject *descr;             /* else: lookup(type, name) after the dict, or NULL */
+    int has_get;                 /* descr has a __get__ */
+} TrPcType;
+
 /* How one recorded attribute load (LOAD_ATTR, LOAD_METHOD) resolved, with its guards.
  * Objects are strong references owned by the trace (a guard keeps alive what it
  * compares, so a freed object whose address is reused can never pass it); never the
@@ -83,6 +95,8 @@ typedef struct {
     unsigned int cls_tag;        /* class access: the class's tag, 0 none */
     int dict_has;                /* -1 no dict, 0 key absent, 1 key present */
     int slot_set;                /* -1 not a slot, 0 unset, 1 set */
+    Py_ssize_t slot_offset;      /* slot_set >= 0: the T_OBJECT_EX member's offset in the
+                                    owner (what slot_state reads), else 0 */
     PyObject *result;            /* fault skip_getter_on_replay only */
     /* The dict key guard's memo (tr_guard.c): the ma_version_tag of the instance dict
      * it last looked into and what the key held there (borrowed, NULL when absent).
@@ -95,12 +109,11 @@ typedef struct {
     struct {
         PyTypeObject *type;      /* borrowed; with its version tag below */
         unsigned int tag;        /* 0: nothing memoised */
-        uint64_t dict_ver;       /* the instance dict's version, 0 for no dict */
-        PyObject *found;         /* borrowed: the resolution's object, or the
-                                    member descriptor when member is 1 */
-        int rs;                  /* its resolution kind (tr_provcheck.c) */
-        int member;              /* 1: a slot, read from the owner at each check */
-        int hooked;              /* the type has a __getattr__ */
+        TrPcType ty;             /* the type's part of the resolution, valid with tag */
+        uint64_t dict_ver;       /* the last resolution's instance dict version (0: the
+                                    owner had no dict) and its outcome */
+        PyObject *found;         /* borrowed: the resolution's object */
+        int rs;                  /* its resolution kind (tr_provcheck.h) */
     } pc;
 } TrAttrStep;
 
@@ -198,6 +211,47 @@ int tr_guard_record(TrAttrStep *step, PyObject *owner, PyObject *name, int metho
 /* Checks step's guards against owner now: -1 when they pass, else the TrGuardKind of
  * the first that fails. Never sets an exception. Updates the step's dict memo. */
 int tr_guard_check(TrAttrStep *step, PyObject *owner, unsigned faults);
+/* tr_guard_check's common case, inline for the replayer (every replayed load checks
+ * its guards): no fault on, instance access on an owner of the recorded type whose
+ * version tag is unchanged (so the hook and MRO lookups answer as recorded, tr_guard.c's
+ * valid_tag), a slot read at its offset, the dict key's memo hit (same dict version).
+ * The same checks in the same order as tr_guard_check, so the same answer; anything
+ * else is tr_guard_check itself. */
+TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned faults)
+{
+    PyTypeObject *t = Py_TYPE(owner);
+    if (faults != 0 || t != s->type || t->tp_getattro != s->getattro ||
+        s->kind == TR_AK_NATIVE || s->cls != NULL || s->type_tag == 0 ||
+        !PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag != s->type_tag)
+        return tr_guard_check(s, owner, faults);
+    if (s->descr != NULL && (Py_TYPE(s->descr)->tp_descr_get != s->dget ||
+                             Py_TYPE(s->descr)->tp_descr_set != s->dset))
+        return TR_GUARD_DESCR_TYPE;
+    if (s->slot_set >= 0 &&
+        (*(PyObject **)((char *)owner + s->slot_offset) != NULL) != s->slot_set)
+        return TR_GUARD_SLOT;
+    if (s->kind != TR_AK_DATA_DESC) {
+        PyObject **dp = tr_dict_ptr(owner);
+        int has;
+        if (dp == NULL) {
+            has = -1;
+        }
+        else if (*dp == NULL) {
+            s->dict_value = NULL;
+            has = 0;
+        }
+        else if (PyDict_CheckExact(*dp) && ((PyDictObject *)*dp)->ma_version_tag != 0 &&
+                 ((PyDictObject *)*dp)->ma_version_tag == s->dict_ver) {
+            has = s->dict_value != NULL;
+        }
+        else {
+            return tr_guard_check(s, owner, faults);
+        }
+        if (has != s->dict_has)
+            return TR_GUARD_DICT_KEY;
+    }
+    return -1;
+}
 /* After tr_guard_check passed on an INST_DICT step: the value the instance dict holds
  * for the name now (borrowed), found by the guard's own lookup; valid until anything
  * runs. */

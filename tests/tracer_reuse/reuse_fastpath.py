@@ -21,7 +21,20 @@ state a shortcut skips changes and the shortcut does not notice.
                       unchanged warm it and stay quiet; then a change a fault makes the
                       replay miss (a class attribute rebound, a slot stored, a store
                       forwarded stale in a loop, a shadowing dict key) must still raise
-                      ProvenanceError on the next replay (without the fault: none)
+                      ProvenanceError on the next replay (without the fault: none);
+                      shadow_other_owner: the memo keeps the type's part across owners,
+                      the dict of each owner is still read (a shadowing key in the
+                      third of four owners a loop visits)
+  class_rebind_inline the inline guard's fast path (tr_guard_check_fast) trusts an
+                      unchanged version tag: a class attribute rebound by a callee in the
+                      middle of a replayed loop changes the tag (a new valid one once
+                      read again), the replay leaves at the class_attr guard and agrees
+                      with eager
+  dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
+                      (a fresh object each call), a positive tp_dictoffset (a function's
+                      attribute), a negative one (an int subclass); each call replays to
+                      the end with no retrace and no side exit, values changed mid-loop
+                      seen as eagerly
 """
 import sys
 
@@ -282,6 +295,20 @@ def program(c):
 def change(c):
     c.__dict__["k"] = [1]
 """, "INPUT[0].k via class_attr"),
+    "shadow_other_owner": ("dict_shadow_unguarded", """
+class C:
+    k = [1]
+ITEMS = [C() for _ in range(4)]
+def make():
+    return (ITEMS,)
+def program(items):
+    t = 0
+    for c in items:
+        t += len(c.k)
+    return t
+def change(items):
+    items[2].__dict__["k"] = [1]
+""", ".k via class_attr"),
 }
 
 
@@ -336,8 +363,82 @@ def oracle_memo():
     return ok
 
 
+REBIND_INLINE_SRC = """
+LOG = []
+class C:
+    k = 5
+POKE = [-1]
+def poke(i):
+    if i == POKE[0]:
+        C.k = C.k + 1
+        LOG.append(C.k)    # the lookup gives C a new valid tag
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for i in range(6):
+        t = t * 10 + c.k
+        poke(i)
+    return t
+def arm(c):
+    POKE[0] = 3
+"""
+
+
+def class_rebind_inline():
+    plan = [("call", "make")] * 3 + [("do", "arm")] + [("call", "make")] * 2
+    ok, _, delta = check("class_rebind_inline", REBIND_INLINE_SRC, plan,
+                         ["replays", "side_exit.guard.class_attr"])
+    return ok
+
+
+LAYOUT_SRC = """
+LOG = []
+class A:
+    def __init__(self):
+        self.x = 1
+class I(int):
+    pass
+def fn():
+    pass
+def make():
+    i = I(5)
+    i.x = 2
+    fn.x = 3
+    return (A(), i, fn)
+def bump(a, i, f, k):
+    if k == 2:
+        a.x += 10
+        i.x += 20
+        f.x += 30
+def program(a, i, f):
+    t = 0
+    for k in range(4):
+        t = t * 5 + a.x + i.x + f.x
+        bump(a, i, f, k)
+    return t
+"""
+
+
+def dict_layouts():
+    # A fresh world per call: A()'s attributes are still inline values when the replay
+    # first asks for its dict (tr_dict_ptr must let CPython materialise it).
+    ns = fresh(LAYOUT_SRC)
+    f = tfjit.jit(ns["program"])
+    want = [ns["program"](*ns["make"]()) for _ in range(4)]
+    got = [f(*ns["make"]())]
+    before = tfjit.stats()
+    got += [f(*ns["make"]()) for _ in range(3)]
+    delta = stats_delta(before)
+    ok = (got == want and delta.get("replays_completed", 0) == 3 and
+          "side_exits" not in delta and "retraces" not in delta)
+    print(("ok   " if ok else "FAIL ") + f"dict_layouts: {got} want {want}; {delta}")
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
-                                  record_rebind, entry_unique, oracle_memo]}
+                                  record_rebind, entry_unique, oracle_memo,
+                                  class_rebind_inline, dict_layouts]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
