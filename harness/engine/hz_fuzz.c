@@ -18,6 +18,8 @@
  *   TRACEFUZZ_SIZE_BUDGET=N the structure-aware edits produce at most N bytes
  *                           (smaller programs, more inputs per second; default
  *                           128, 0 for no cap)
+ *   TRACEFUZZ_FRESH=N       one custom mutation in N is a fresh random program
+ *                           (hz_mutate.h, HZ_FRESH_ONE_IN; 0: never)
  *   TRACEFUZZ_SMALL=1       program size as a mutation dimension (hz_mutate.h,
  *                           HZ_SIZE_SMALL): most edited programs cut down to small
  *                           ones; faster execs, some faults found later (off by
@@ -159,6 +161,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         hz_size.splice_keep_large = (unsigned)strtoul(v, NULL, 10);
     if ((v = getenv("TRACEFUZZ_TRIM")) != NULL && *v)
         hz_size.trim_spare = (int)strtol(v, NULL, 10);
+    if ((v = getenv("TRACEFUZZ_FRESH")) != NULL && *v)
+        hz_fresh_one_in = (unsigned)strtoul(v, NULL, 10);
 
     /* TRACEFUZZ_PYTHON_PATH split on ':' into a list that lives for the process. */
     static const char *dirs[64];

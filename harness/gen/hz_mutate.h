@@ -95,6 +95,17 @@ extern HzSizeDimension hz_size;
 void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *rng);
 void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *rng);
 
+/* Fresh programs among the mutations: one time in hz_fresh_one_in (0: never)
+ * hz_mutate_bytes ignores its input and writes a new random program (hz_generate),
+ * when one fits max_size. Mutating the corpus alone samples the neighbourhood of
+ * what was found so far; a generated program fails under a fault far more often
+ * than a one-edit mutation of a seed does (unset_slot_is_none: 13.7% of generated
+ * programs, 1.7% of one-edit mutations), and fresh programs keep text-like bytes
+ * and chance mappings out of what the loop depends on (docs/FUZZING.md, "Fresh
+ * programs"). The fuzz target sets it from TRACEFUZZ_FRESH. */
+#define HZ_FRESH_ONE_IN 3
+extern unsigned hz_fresh_one_in;
+
 /* Applies one edit of kind e to p (normalised afterwards). Returns false when the
  * edit does not apply (e.g. deleting the only statement); p is then unchanged. */
 bool hz_mutate_apply(HzProgram *p, HzEdit e, HzRng *rng);
