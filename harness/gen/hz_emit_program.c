@@ -193,21 +193,35 @@ emit_stmt(HzEmitter *e, int s)
     case HZ_ACCESS_identity:
         sink(e, s, in, "%s.%s is %s.%s", a, n, a, n);
         break;
+    /* With param & 2, read first: a value a tracer cached before the store or the
+     * delete is what a missed invalidation hands back (read-modify-write,
+     * `obj.n += 1`, is the commonest shape in real code). */
     case HZ_ACCESS_write_read:
+        if (st->param & 2)
+            guarded_read(e, "v1", a, n);
         EMIT(e, "        %s.%s = (\"written\", %d)\n", a, n, st->param);
-        sink(e, s, in, "%s.%s", a, n);
+        if (st->param & 2)
+            sink(e, s, in, "(v1, %s.%s)", a, n);
+        else
+            sink(e, s, in, "%s.%s", a, n);
         break;
-    case HZ_ACCESS_delete_read:
+    case HZ_ACCESS_delete_read: {
+        bool first = st->param & 2;
+        if (first)
+            guarded_read(e, "v1", a, n);
         EMIT(e, "        del %s.%s\n", a, n);
         if (stored(e)) {   /* re-read without a call in between */
             EMIT(e, "        try:\n");
-            sink(e, s, "            ", "%s.%s", a, n);
+            sink(e, s, "            ", first ? "(v1, %s.%s)" : "%s.%s", a, n);
             EMIT(e, "        except AttributeError:\n");
-            sink(e, s, "            ", "\"deleted\"");
+            sink(e, s, "            ", first ? "(v1, \"deleted\")" : "\"deleted\"");
+        } else if (first) {
+            sink(e, s, in, "(v1, getattr(%s, \"%s\", \"deleted\"))", a, n);
         } else {
             sink(e, s, in, "getattr(%s, \"%s\", \"deleted\")", a, n);
         }
         break;
+    }
     case HZ_ACCESS_getattr_default:
         sink(e, s, in, "getattr(%s, \"%s\", None)", a, n);
         break;
