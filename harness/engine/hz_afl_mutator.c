@@ -52,8 +52,12 @@ size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size,
     if (add_buf != NULL && add_buf_size > 0 && hz_rng_below(&m->rng, 4) == 0)
         n = hz_crossover_bytes(buf, buf_size, add_buf, add_buf_size, m->buf, limit,
                                hz_rng_next(&m->rng));
-    if (n == 0)
-        n = hz_mutate_bytes(buf, buf_size, m->buf, limit, hz_rng_next(&m->rng));
+    if (n == 0) {
+        uint64_t stream = hz_rng_next(&m->rng);
+        n = hz_fresh_bytes(buf, buf_size, m->buf, limit, stream);
+        if (n == 0)
+            n = hz_mutate_bytes(buf, buf_size, m->buf, limit, stream);
+    }
     if (n == 0) {
         /* A source input (or nothing fitting): hand it back for havoc. */
         *out_buf = buf;

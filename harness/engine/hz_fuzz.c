@@ -375,8 +375,12 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
         /* Program size sets the rate (compiling is ~45% of an input): with a budget,
          * IR edits must fit it, which makes hz_mutate_bytes shrink programs above it
          * (docs/FUZZING.md, "Throughput"). */
+        uint64_t stream = hz_rng_next(&r);
+        size_t n = hz_fresh_bytes(data, size, data, max_size, stream);
+        if (n > 0)
+            return n;
         size_t cap = edit_cap(size, max_size);
-        size_t n = hz_mutate_bytes(data, size, data, cap, hz_rng_next(&r));
+        n = hz_mutate_bytes(data, size, data, cap, stream);
         if (n > 0)
             return n;
     }

@@ -461,11 +461,13 @@ static size_t emit_bytes(const HzProgram *p, uint8_t *out, size_t max_size)
 
 unsigned hz_fresh_one_in = HZ_FRESH_ONE_IN;
 
-/* A fresh random program in out, one time in hz_fresh_one_in; 0 otherwise or when
- * it does not fit. Its own generator, so the edits drawn from seed stay as they
- * were without fresh programs. */
-static size_t fresh_program(uint8_t *out, size_t max_size, uint64_t seed)
+/* Its own random stream (seed mixed), so the edits drawn from the same seed are
+ * those they would be without fresh programs. */
+size_t hz_fresh_bytes(const uint8_t *data, size_t size, uint8_t *out, size_t max_size,
+                      uint64_t seed)
 {
+    if (is_source(data, size))
+        return 0;
     HzRng r = {seed ^ 0x6a09e667f3bcc909ull};
     if (hz_fresh_one_in == 0 || hz_rng_below(&r, hz_fresh_one_in) != 0)
         return 0;
@@ -480,9 +482,6 @@ size_t hz_mutate_bytes(const uint8_t *data, size_t size, uint8_t *out, size_t ma
 {
     if (is_source(data, size))
         return 0;
-    size_t fresh = fresh_program(out, max_size, seed);
-    if (fresh > 0)
-        return fresh;
     HzRng rng = {seed};
     HzProgram *orig = hz_decode(data, size);
     HzProgram *p = hz_program_clone(orig);

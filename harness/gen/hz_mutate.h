@@ -96,15 +96,20 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *rng);
 void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *rng);
 
 /* Fresh programs among the mutations: one time in hz_fresh_one_in (0: never)
- * hz_mutate_bytes ignores its input and writes a new random program (hz_generate),
- * when one fits max_size. Mutating the corpus alone samples the neighbourhood of
- * what was found so far; a generated program fails under a fault far more often
- * than a one-edit mutation of a seed does (unset_slot_is_none: 13.7% of generated
- * programs, 1.7% of one-edit mutations), and fresh programs keep text-like bytes
- * and chance mappings out of what the loop depends on (docs/FUZZING.md, "Fresh
- * programs"). The fuzz target sets it from TRACEFUZZ_FRESH. */
+ * hz_fresh_bytes writes a new random program (hz_generate, the generator of
+ * `tracefuzz gen`) into out when one fits max_size, and the engine uses it instead
+ * of an edit of its input; otherwise, and for source inputs, it returns 0. The
+ * engines call it with their own size limit, not the edit budget: generated
+ * programs keep the generator's sizes, and the larger ones find more (under
+ * unset_slot_is_none 30% of generated programs over 128 bytes fail, 9.6% of the
+ * others). Why: the loop samples the neighbourhood of its corpus, and a generated
+ * program fails under a fault far more often than a one-edit mutation of a seed
+ * (unset_slot_is_none: 13.7% against 1.7%) (docs/FUZZING.md, "Fresh programs").
+ * The fuzz target sets it from TRACEFUZZ_FRESH. */
 #define HZ_FRESH_ONE_IN 3
 extern unsigned hz_fresh_one_in;
+size_t hz_fresh_bytes(const uint8_t *data, size_t size, uint8_t *out, size_t max_size,
+                      uint64_t seed);
 
 /* Applies one edit of kind e to p (normalised afterwards). Returns false when the
  * edit does not apply (e.g. deleting the only statement); p is then unchanged. */
