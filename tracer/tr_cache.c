@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "tr_attr_int.h"
+#include "tr_core.h"
 #include "tr_faults.h"
 
 typedef struct {
@@ -139,9 +140,16 @@ static void cache_remove(TrCache *c, Py_ssize_t i)
     entry_release(&e);
 }
 
-static int same_name(PyObject *a, PyObject *b)
+/* Names are mostly interned (co_names): two distinct interned exact strs never have
+ * equal text, so only other pairs are compared by text. */
+static inline int same_name(PyObject *a, PyObject *b)
 {
-    return a == b || (PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0);
+    if (a == b)
+        return 1;
+    if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b) && PyUnicode_CHECK_INTERNED(a) &&
+        PyUnicode_CHECK_INTERNED(b))
+        return 0;
+    return PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0;
 }
 
 /* By address only: an entry found may belong to a dead object whose address was
@@ -260,7 +268,7 @@ static int version_of(PyTypeObject *t, unsigned int *v)
  * its own namespace), borrowed, or NULL (no exception) when it has none. */
 static PyObject *instance_dict(PyObject *obj)
 {
-    PyObject **dp = _PyObject_GetDictPtr(obj);
+    PyObject **dp = tr_dict_ptr(obj);
     return dp ? *dp : NULL;
 }
 

@@ -72,6 +72,19 @@ typedef struct {
     int has_get;                 /* descr has a __get__ */
 } TrPcType;
 
+/* The provenance oracle's memo of one load site (a replayed step's, or a slot of the
+ * traced calls' table in tr_provcheck.c): the type's part kept with the type's version
+ * tag, the last resolution with the instance dict's version. */
+typedef struct {
+    PyTypeObject *type;          /* borrowed; with its version tag below */
+    unsigned int tag;            /* 0: nothing memoised */
+    TrPcType ty;                 /* the type's part of the resolution, valid with tag */
+    uint64_t dict_ver;           /* the last resolution's instance dict version (0: the
+                                    owner had no dict) and its outcome */
+    PyObject *found;             /* borrowed: the resolution's object */
+    int rs;                      /* its resolution kind (tr_provcheck.h) */
+} TrPcMemo;
+
 /* How one recorded attribute load (LOAD_ATTR, LOAD_METHOD) resolved, with its guards.
  * Objects are strong references owned by the trace (a guard keeps alive what it
  * compares, so a freed object whose address is reused can never pass it); never the
@@ -106,15 +119,7 @@ typedef struct {
     uint64_t dict_ver;           /* 0: nothing memoised */
     PyObject *dict_value;
     /* The provenance oracle's own memo (tr_provcheck.c), apart from the guards'. */
-    struct {
-        PyTypeObject *type;      /* borrowed; with its version tag below */
-        unsigned int tag;        /* 0: nothing memoised */
-        TrPcType ty;             /* the type's part of the resolution, valid with tag */
-        uint64_t dict_ver;       /* the last resolution's instance dict version (0: the
-                                    owner had no dict) and its outcome */
-        PyObject *found;         /* borrowed: the resolution's object */
-        int rs;                  /* its resolution kind (tr_provcheck.h) */
-    } pc;
+    TrPcMemo pc;
 } TrAttrStep;
 
 /* One recorded instruction of the top-level frame. */

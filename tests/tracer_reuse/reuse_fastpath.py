@@ -25,6 +25,13 @@ state a shortcut skips changes and the shortcut does not notice.
                       shadow_other_owner: the memo keeps the type's part across owners,
                       the dict of each owner is still read (a shadowing key in the
                       third of four owners a loop visits)
+  oracle_memo_traced  the traced-mode oracle's memo (tr_provcheck.c's table keyed by the
+                      type's tag and the dict's version): traced calls (a fresh jit each)
+                      with the world unchanged warm it; then a class attribute rebound
+                      (stale_class_attr) or an instance dict entry rewritten through
+                      __dict__ (stale_dict_write) to an equal object, which the fault
+                      serves stale, must raise ProvenanceError in the next traced call
+                      (without the fault: quiet, and equal to eager)
   class_rebind_inline the inline guard's fast path (tr_guard_check_fast) trusts an
                       unchanged version tag: a class attribute rebound by a callee in the
                       middle of a replayed loop changes the tag (a new valid one once
@@ -363,6 +370,80 @@ def oracle_memo():
     return ok
 
 
+ORACLE_TRACED = {
+    "class_attr": ("stale_class_attr", """
+class C:
+    k = [1]
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for i in range(4):
+        t += len(c.k)
+    return t
+def change(c):
+    C.k = [1]
+""", "INPUT[0].k via class_attr"),
+    "dict_entry": ("stale_dict_write", """
+class C:
+    def __init__(self):
+        self.x = [0]
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for i in range(4):
+        t += len(c.x)
+    return t
+def change(c):
+    c.__dict__["x"] = [0]
+""", "INPUT[0].x via inst_dict"),
+}
+
+
+def traced_calls(ns, args, n):
+    """n traced calls: a fresh jit object each, so none replays."""
+    return [tfjit.jit(ns["program"])(*args) for _ in range(n)]
+
+
+def oracle_memo_traced():
+    ok = True
+    for name, (fault, src, chain) in ORACLE_TRACED.items():
+        tfjit.set_faults(fault)
+        try:
+            ns = fresh(src)
+            args = tuple(ns["make"]())
+            before = tfjit.stats()
+            traced_calls(ns, args, 4)
+            warm = stats_delta(before)
+            ns["change"](*args)
+            try:
+                traced_calls(ns, args, 1)
+                good, msg = False, f"no ProvenanceError after the change (warm {warm})"
+            except tfjit.ProvenanceError as e:
+                good, msg = chain in str(e), str(e)
+            if warm.get("replays", 0) or warm.get("provcheck.checked", 0) < 16:
+                good, msg = False, f"not warmed by traced calls: {warm}"
+        finally:
+            tfjit.set_faults("")
+        print(("ok   " if good else "FAIL ") + f"oracle_memo_traced.{name} ({fault}): {msg}")
+        ok = ok and good
+        ns = fresh(src)
+        args = tuple(ns["make"]())
+        traced_calls(ns, args, 4)
+        ns["change"](*args)
+        try:
+            r = traced_calls(ns, args, 1)[0]
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL oracle_memo_traced.{name} without the fault: {e}")
+            ok = False
+            continue
+        if r != ns["program"](*args):
+            print(f"FAIL oracle_memo_traced.{name} without the fault: {r}")
+            ok = False
+    return ok
+
+
 REBIND_INLINE_SRC = """
 LOG = []
 class C:
@@ -438,6 +519,7 @@ def dict_layouts():
 
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
+                                  oracle_memo_traced,
                                   class_rebind_inline, dict_layouts]}
 
 if __name__ == "__main__":
