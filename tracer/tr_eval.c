@@ -265,8 +265,13 @@ done:
 
 /* The result of an opaque operation on a and b: tell the attribute cache when it may
  * have run user code. */
-static void note_opaque(TrRun *run, PyObject *a, PyObject *b)
+static inline void note_opaque(TrRun *run, PyObject *a, PyObject *b)
 {
+    /* ints and floats first (most operands of a loop body), without the call: the
+     * same answer as tr_is_plain_operands, which starts with them */
+    if ((Py_IS_TYPE(a, &PyLong_Type) || Py_IS_TYPE(a, &PyFloat_Type)) &&
+        (b == NULL || Py_IS_TYPE(b, &PyLong_Type) || Py_IS_TYPE(b, &PyFloat_Type)))
+        return;
     if (!tr_is_plain_operands(a, b))
         tr_attr_note_escape(run);
 }
@@ -458,7 +463,7 @@ dispatch:
     next += op_caches[op];
     op_counts[op]++;
     if (run->rec != NULL && run->depth == 1)    /* tr_reuse.h: trace reuse records the path */
-        tr_record_step(run, f, here, op, oparg);
+        tr_record_step_fast(run, f, (PyObject *)co, here, op, oparg);
     if (--run->budget < 0) {
         run->budget = 0;
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");

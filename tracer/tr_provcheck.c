@@ -53,7 +53,7 @@ static int names_ready(void)
 /* 1 when type t looks attributes up by the generic algorithm, possibly followed by a
  * __getattr__ (then *hooked is 1): slot_tp_getattr_hook with object's
  * __getattribute__. */
-static int generic_lookup(PyTypeObject *t, int *hooked)
+TR_NO_COVERAGE static int generic_lookup(PyTypeObject *t, int *hooked)
 {
     *hooked = 0;
     if (t->tp_getattro == PyObject_GenericGetAttr)
@@ -71,7 +71,8 @@ static int generic_lookup(PyTypeObject *t, int *hooked)
  * or its MRO): whether the type decides by itself (a lookup it cannot model, or a
  * data descriptor: a slot read at its offset or not checkable), else what the MRO
  * lookup found for after the instance dict. */
-static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObject *name, TrPcType *ty)
+TR_NO_COVERAGE static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObject *name,
+                                       TrPcType *ty)
 {
     int hooked;
     memset(ty, 0, sizeof *ty);
@@ -104,7 +105,7 @@ static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObject *name, TrPc
 /* The rest of the instance resolution, given the type's part: -1 on a real error
  * (exception set), else a ResolveKind with *found borrowed (live until user code
  * runs; nothing runs before it is compared). */
-static int resolve_with_type(PyObject *owner, PyObject *name, const TrPcType *ty,
+TR_NO_COVERAGE static int resolve_with_type(PyObject *owner, PyObject *name, const TrPcType *ty,
                              PyObject **found)
 {
     *found = NULL;
@@ -230,7 +231,7 @@ done:
  * dict with the same contents (PEP 509), so the last resolution is kept with the dict's
  * version. A slot's value lives in the owner: it is read again. A new dict (another
  * owner of the type, or a store) costs only the dict lookup. */
-static int resolve_instance_memo(TrPcMemo *m, PyObject *owner, PyObject *name,
+TR_NO_COVERAGE static int resolve_instance_memo(TrPcMemo *m, PyObject *owner, PyObject *name,
                                  PyObject **found)
 {
     PyTypeObject *tp = Py_TYPE(owner);
@@ -270,6 +271,9 @@ static int resolve_instance_memo(TrPcMemo *m, PyObject *owner, PyObject *name,
 
 /* The traced calls' memo: a traced load has no recorded step to keep one in, so the
  * slots of a small table, placed by (owner, name) and claimed by the name, hold it.
+ * Hits depend on earlier inputs and on addresses: the memo and the resolutions it
+ * skips are left out of coverage (TR_NO_COVERAGE), so the fuzz target's features see
+ * the same answer either way.
  * The placement only spreads loads; what the memo answers is decided by the type's
  * tag and the dict's version, as for a step, so a slot reused by another owner, or an
  * owner address reused, resolves afresh or from a state that is provably the same.
@@ -282,7 +286,7 @@ static struct {
     TrPcMemo pc;
 } traced_memo[PC_TRACED_SLOTS];
 
-static TrPcMemo *traced_slot(PyObject *owner, PyObject *name)
+TR_NO_COVERAGE static TrPcMemo *traced_slot(PyObject *owner, PyObject *name)
 {
     uintptr_t h = ((uintptr_t)owner >> 4) * 31u + ((uintptr_t)name >> 3);
     h ^= h >> 9;

@@ -192,6 +192,23 @@ int tr_replay_supports(int op)
     }
 }
 
+unsigned char tr_record_plain[256];
+
+void tr_record_init(void)
+{
+    for (int op = 0; op < 256; op++) {
+        switch (op) {
+        case TR_OP_LOAD_ATTR: case TR_OP_LOAD_METHOD: case TR_OP_STORE_ATTR:
+        case TR_OP_DELETE_ATTR: case TR_OP_STORE_SUBSCR: case TR_OP_DELETE_SUBSCR:
+        case TR_OP_CALL: case TR_OP_MAKE_FUNCTION:
+            tr_record_plain[op] = 0;   /* tr_record_step's switch handles them */
+            break;
+        default:
+            tr_record_plain[op] = (unsigned char)tr_replay_supports(op);
+        }
+    }
+}
+
 /* C functions that read the caller's frame: replayed natively they would see the
  * replayer instead of the program's frame. */
 int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs)

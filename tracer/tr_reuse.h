@@ -199,6 +199,30 @@ void tr_rectrace_compact(TrRecTrace *t);
 int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg);
 /* The hook of tr_eval.c: called before each instruction of the top-level frame. */
 void tr_record_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg);
+/* 1 for the opcodes whose step is the instruction alone: executed by the replayer and
+ * neither an attribute load, a store that ends the entry check, a call nor
+ * MAKE_FUNCTION (filled by tr_record_init at module init). */
+extern unsigned char tr_record_plain[256];
+void tr_record_init(void);
+/* tr_record_step's common case inline (the recorder runs before every instruction):
+ * such an opcode, in the recorded code, with room in the array, no fault on (the fault
+ * skip_getter_on_replay looks at every step); the same step stored. Everything else
+ * is tr_record_step. */
+TR_HOT_INLINE void tr_record_step_fast(TrRun *run, struct TrFrame *f, PyObject *code,
+                                       int offset, int op, int oparg)
+{
+    TrRecTrace *t = run->rec->trace;
+    if (tr_record_plain[op] && t->unreusable < 0 && code == t->code && run->faults == 0 &&
+        t->nsteps < t->cap && t->nsteps < TR_TRACE_MAX_STEPS) {
+        TrStep *s = &t->steps[t->nsteps++];
+        s->offset = offset;
+        s->op = (unsigned char)op;
+        s->oparg = oparg;
+        s->attr = -1;
+        return;
+    }
+    tr_record_step(run, f, offset, op, oparg);
+}
 /* The hook of tr_call.c: any call of the traced call (callees included). A call that
  * walks up the stack (sys._getframe, warnings.warn) makes the trace unreusable: in a
  * replay its callers are native and the top-level frame is the replayer's. */
