@@ -55,6 +55,7 @@
 #include "tr_attr_int.h"
 #include "tr_core.h"
 #include "tr_faults.h"
+#include <structmember.h>
 
 typedef struct {
     PyObject *obj;              /* identity key; owned only when strong */
@@ -469,13 +470,24 @@ static PyObject *re_resolve(const CacheEntry *e, PyObject *obj, int *err)
         }
         return e->how == TR_RES_CLASS_ATTR ? Py_XNewRef(descr) : NULL;
     }
-    case TR_RES_SLOT:
+    case TR_RES_SLOT: {
         if (descr == NULL || !tr_member_holds_object(descr))
             return NULL;
+        /* member_get (3.11's descrobject.c) without the call when it runs nothing: the
+         * owner passes its type check and the member has no audit hook; then it is
+         * PyMember_GetOne's read at the offset (T_OBJECT: None for unset). */
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        if (!(m->flags & PY_AUDIT_READ) && PyObject_TypeCheck(obj, PyDescr_TYPE(descr))) {
+            r = *(PyObject **)((char *)obj + m->offset);
+            if (r == NULL && m->type == T_OBJECT)
+                r = Py_None;
+            return Py_XNewRef(r);   /* NULL: an unset T_OBJECT_EX slot, not the value */
+        }
         r = Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)tp);
         if (r == NULL)
             PyErr_Clear();   /* an unset slot: not the cached value either */
         return r;
+    }
     case TR_RES_TYPE_DICT: {
         if (descr != NULL && Py_TYPE(descr)->tp_descr_set != NULL)
             return NULL;   /* a metatype data descriptor wins */

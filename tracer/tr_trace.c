@@ -125,9 +125,26 @@ TR_NO_COVERAGE static uint32_t arena_copy(TrTrace *t, const char *s)
     return off;
 }
 
+/* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
+TR_NO_COVERAGE static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
+{
+    if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag == 0)
+        return arena_copy(t, tp->tp_name);
+    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+    if (t->tnames[h].type == tp && t->tnames[h].tag == tp->tp_version_tag)
+        return t->tnames[h].name;
+    uint32_t off = arena_copy(t, tp->tp_name);
+    if (off != 0) {
+        t->tnames[h].type = tp;
+        t->tnames[h].tag = tp->tp_version_tag;
+        t->tnames[h].name = off;
+    }
+    return off;
+}
+
 /* Counts the operation and numbers the result's provenance; returns the entry to
- * fill (zeroed), NULL past the line cap (nothing to record), or NULL with MemoryError
- * set (*err = 1). */
+ * fill (zeroed but for the result's type name, found here: one call per line), NULL
+ * past the line cap (nothing to record), or NULL with MemoryError set (*err = 1). */
 TR_NO_COVERAGE static TrEntry *next_entry(TrTrace *t, const TrValue *result, int *err)
 {
     *err = 0;
@@ -152,37 +169,21 @@ TR_NO_COVERAGE static TrEntry *next_entry(TrTrace *t, const TrValue *result, int
     }
     TrEntry *e = &t->entries[t->nentries];
     memset(e, 0, sizeof *e);
+    if (result != NULL && result->obj != NULL &&
+        (e->tname = type_name(t, Py_TYPE(result->obj))) == 0) {
+        *err = 1;
+        return NULL;
+    }
     return e;
 }
 
-/* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
-TR_NO_COVERAGE static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
-{
-    if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag == 0)
-        return arena_copy(t, tp->tp_name);
-    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
-    if (t->tnames[h].type == tp && t->tnames[h].tag == tp->tp_version_tag)
-        return t->tnames[h].name;
-    uint32_t off = arena_copy(t, tp->tp_name);
-    if (off != 0) {
-        t->tnames[h].type = tp;
-        t->tnames[h].tag = tp->tp_version_tag;
-        t->tnames[h].name = off;
-    }
-    return off;
-}
-
-/* Fills the result part of a new entry; 0 or -1 with MemoryError set. */
-static int set_result(TrTrace *t, TrEntry *e, const TrValue *result)
+/* Fills the result part of a new entry (its type name is next_entry's). */
+static void set_result(TrEntry *e, const TrValue *result)
 {
     if (result == NULL || result->obj == NULL)
-        return 0;
-    e->tname = type_name(t, Py_TYPE(result->obj));
-    if (e->tname == 0)
-        return -1;
+        return;
     e->prov = result->prov;
     tr_prov_incref(e->prov);
-    return 0;
 }
 
 /* A new reference to an exact str with o's text (o a str): the trace must not keep
@@ -212,8 +213,7 @@ static int record(TrRun *run, const char *op, const char *cname, PyObject *name,
     e->post2 = post2;
     if (cname != NULL && (e->cname = arena_copy(t, cname)) == 0)
         return -1;
-    if (set_result(t, e, result) < 0)
-        return -1;
+    set_result(e, result);
     if (name != NULL && (e->name = exact_str(name)) == NULL) {
         tr_prov_decref(e->prov);
         return -1;
