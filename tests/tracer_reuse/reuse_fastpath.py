@@ -32,6 +32,18 @@ state a shortcut skips changes and the shortcut does not notice.
                       __dict__ (stale_dict_write) to an equal object, which the fault
                       serves stale, must raise ProvenanceError in the next traced call
                       (without the fault: quiet, and equal to eager)
+  record_inline       the recorder's plain steps inline (tr_record_step_fast): an opcode the
+                      replayer does not execute (UNPACK_SEQUENCE) still makes the trace
+                      unreusable, and under skip_getter_on_replay (which looks at every
+                      step) the fault still shows (eager and jit differ)
+  cache_name_text     the attribute cache compares names by pointer, then as interned
+                      strs, then by text: a store through an equal name built at run time
+                      (not interned) is the same name: eager and jit agree, and under
+                      stale_dict_write (whose memo only the protocol's own stores reach,
+                      found by name) the store still reaches the memo
+  cache_slot_read     the cache's re-resolution reads a slot at the member's offset: loads
+                      of set slots (an instance of a subclass too) served from the cache
+                      agree with eager, raise nothing, and see a slot deleted and set again
   class_rebind_inline the inline guard's fast path (tr_guard_check_fast) trusts an
                       unchanged version tag: a class attribute rebound by a callee in the
                       middle of a replayed loop changes the tag (a new valid one once
@@ -444,6 +456,124 @@ def oracle_memo_traced():
     return ok
 
 
+RECORD_INLINE_SRC = """
+LOG = []
+class C:
+    @property
+    def p(self):
+        LOG.append("p")
+        return [len(LOG)]
+def make():
+    return (C(), (1, 2))
+def program(c, pair):
+    t = 0
+    for i in range(3):
+        a, b = pair
+        t += a + b + i
+    return t
+def program2(c, pair):
+    return c.p
+"""
+
+
+def record_inline():
+    plan = [("call", "make")] * 3
+    ok, equal, delta = check("record_inline.opcode", RECORD_INLINE_SRC, plan,
+                             ["unreusable.opcode"])
+    if delta.get("replays", 0):
+        print(f"FAIL record_inline.opcode: replayed a trace with UNPACK_SEQUENCE {delta}")
+        ok = False
+    src = RECORD_INLINE_SRC.replace("def program(", "def program_unpack(").replace(
+        "def program2(", "def program(")
+    plan = [("call", "make")] * 3
+    _, equal, _ = check("record_inline.skip_getter", src, plan, (), faults="skip_getter_on_replay")
+    if equal:
+        print("FAIL record_inline.skip_getter: the fault went unseen (eager == jit)")
+        ok = False
+    else:
+        print("ok   record_inline.skip_getter: the fault shows")
+    return ok
+
+
+NAME_TEXT_SRC = """
+LOG = []
+class C:
+    def __init__(self):
+        self.xval = [0]
+def make():
+    return (C(),)
+def program(c):
+    out = []
+    for i in range(3):
+        out.append(c.xval)
+        setattr(c, "".join(["xv", "al"]), [i + 1])   # an equal name, not interned
+        out.append(c.xval)
+    return out
+"""
+
+
+def cache_name_text():
+    fresh(NAME_TEXT_SRC)                 # its code interns "xval"
+    name = "".join(["xv", "al"])
+    if sys.intern(name) is name:
+        print("FAIL cache_name_text: the run-time name is interned; the case tests nothing")
+        return False
+    plan = [("call", "make")] * 3
+    ok, _, _ = check("cache_name_text", NAME_TEXT_SRC, plan)
+    # Under stale_dict_write the memo across calls forgets only through the protocol's
+    # own stores (that fault's definition): found by text, the store reaches it.
+    _, equal, _ = check("cache_name_text.stale_dict_write", NAME_TEXT_SRC, plan, (),
+                        faults="stale_dict_write")
+    if not equal:
+        print("FAIL cache_name_text.stale_dict_write: a store through the equal name did not "
+              "reach the memo (eager and jit differ)")
+        ok = False
+    else:
+        print("ok   cache_name_text.stale_dict_write: the store reached the memo")
+    return ok
+
+
+SLOT_READ_SRC = """
+LOG = []
+class V:
+    __slots__ = ("x", "y")
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+class W(V):
+    __slots__ = ("z",)
+def unset(v):
+    del v.y
+    LOG.append("unset")
+def reset(v):
+    v.y = [9]
+def make():
+    return (V([1], [2]), W([3], [4]))
+def program(v, w):
+    t = []
+    for i in range(4):
+        t.append((v.x, v.y, w.x, w.y, v.x, w.y))
+    try:
+        unset(v)
+        t.append(v.y)
+    except AttributeError as e:
+        t.append(str(e))
+    reset(v)
+    t.append((v.y, v.y))
+    return t
+"""
+
+
+def cache_slot_read():
+    plan = [("call", "make")] * 3
+    try:
+        ok, _, _ = check("cache_slot_read", SLOT_READ_SRC, plan)
+    except tfjit.ProvenanceError as e:
+        print(f"FAIL cache_slot_read: {e}")
+        ok = False
+    return ok
+
+
 REBIND_INLINE_SRC = """
 LOG = []
 class C:
@@ -519,7 +649,8 @@ def dict_layouts():
 
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
-                                  oracle_memo_traced,
+                                  oracle_memo_traced, record_inline, cache_name_text,
+                                  cache_slot_read,
                                   class_rebind_inline, dict_layouts]}
 
 if __name__ == "__main__":
