@@ -232,8 +232,7 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
     TrCache *c = run->cache;
     /* A class store can change what any instance resolves to; __class__ and
      * __dict__ stores change everything about obj. */
-    int all_of_obj = PyUnicode_Check(name) && (PyUnicode_Compare(name, tr_names.class_) == 0 ||
-                                               PyUnicode_Compare(name, tr_names.dict) == 0);
+    int all_of_obj = same_name(name, tr_names.class_) || same_name(name, tr_names.dict);
     /* Fault stale_dict_write: the protocol's own stores do reach its memo. */
     if (TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE))
         dict_memo_forget(obj, name, all_of_obj);
@@ -338,8 +337,12 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             e.obj_prov = objv.prov;
             tr_prov_incref(e.obj_prov);
         }
-        snprintf(e.value_type, sizeof e.value_type, "%s",
-                 value->obj != NULL ? _PyType_Name(Py_TYPE(value->obj)) : "NULL");
+        /* A copy, as snprintf("%s") made it (truncated, NUL-terminated), without the
+         * formatting: it was a tenth of a traced call that stores in a loop. */
+        const char *tn = value->obj != NULL ? _PyType_Name(Py_TYPE(value->obj)) : "NULL";
+        size_t n = strnlen(tn, sizeof e.value_type - 1);
+        memcpy(e.value_type, tn, n);
+        e.value_type[n] = '\0';
     }
     e.name = Py_NewRef(name);
     e.prov = value->prov;
