@@ -79,7 +79,7 @@ static int generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
         }
     }
     /* The instance dict (materialised from the inline values if need be). */
-    PyObject **dictptr = _PyObject_GetDictPtr(o);
+    PyObject **dictptr = tr_dict_ptr(o);
     if (dictptr != NULL && *dictptr != NULL) {
         dict = Py_NewRef(*dictptr);
         PyObject *v = PyDict_GetItemWithError(dict, name);   /* borrowed */
@@ -475,7 +475,7 @@ int tr_attr_get_method(TrRun *run, TrValue obj, PyObject *name, TrValue *meth)
         return tr_attr_get(run, obj, name, meth) < 0 ? -1 : 0;
     Py_INCREF(descr);
     int shadowed = 0;
-    PyObject **dictptr = _PyObject_GetDictPtr(obj.obj);
+    PyObject **dictptr = tr_dict_ptr(obj.obj);
     if (dictptr != NULL && *dictptr != NULL) {
         PyObject *dict = Py_NewRef(*dictptr);
         shadowed = PyDict_GetItemWithError(dict, name) != NULL;

@@ -268,8 +268,9 @@ done:
 static inline void note_opaque(TrRun *run, PyObject *a, PyObject *b)
 {
     /* ints and floats first (most operands of a loop body), without the call: the
-     * same answer as tr_is_plain_operands, which starts with them */
-    if ((Py_IS_TYPE(a, &PyLong_Type) || Py_IS_TYPE(a, &PyFloat_Type)) &&
+     * same answer as tr_is_plain_operands, which counts them (and NULL, a failed
+     * operation's result) as plain */
+    if ((a == NULL || Py_IS_TYPE(a, &PyLong_Type) || Py_IS_TYPE(a, &PyFloat_Type)) &&
         (b == NULL || Py_IS_TYPE(b, &PyLong_Type) || Py_IS_TYPE(b, &PyFloat_Type)))
         return;
     if (!tr_is_plain_operands(a, b))
@@ -322,6 +323,13 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out);
 int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
                   PyObject *builtins, PyObject *locals, TrValue *localsplus)
 {
+    return tr_frame_init_buf(f, co, func, globals, builtins, locals, localsplus, NULL, 0);
+}
+
+int tr_frame_init_buf(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
+                      PyObject *builtins, PyObject *locals, TrValue *localsplus,
+                      TrValue *buf, int nbuf)
+{
     memset(f, 0, sizeof *f);
     f->nlocalsplus = co->co_nlocalsplus;
     f->localsplus = localsplus;
@@ -329,7 +337,14 @@ int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *global
     if (f->codebytes == NULL)
         return -1;
     f->stacksize = co->co_stacksize + 1;
-    f->stack = PyMem_Calloc((size_t)f->stacksize, sizeof(TrValue));
+    if (buf != NULL && f->stacksize <= nbuf) {
+        memset(buf, 0, (size_t)f->stacksize * sizeof(TrValue));
+        f->stack = buf;
+        f->stack_borrowed = 1;
+    }
+    else {
+        f->stack = PyMem_Calloc((size_t)f->stacksize, sizeof(TrValue));
+    }
     if (f->stack == NULL) {
         Py_CLEAR(f->codebytes);
         PyErr_NoMemory();
@@ -356,7 +371,8 @@ void tr_frame_clear(TrFrame *f)
     if (f->stack != NULL) {
         for (int i = 0; i < f->sp; i++)
             tr_value_clear(&f->stack[i]);
-        PyMem_Free(f->stack);
+        if (!f->stack_borrowed)
+            PyMem_Free(f->stack);
         f->stack = NULL;
     }
     f->sp = 0;
@@ -402,10 +418,12 @@ int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals
                  PyObject *builtins, PyObject *locals, TrValue *localsplus, TrValue *out)
 {
     TrFrame frame;
+    TrValue stackbuf[16];   /* most function bodies need fewer: no allocation for them */
     int rc = -1;
     out->obj = NULL;
     out->prov = NULL;
-    if (tr_frame_init(&frame, co, func, globals, builtins, locals, localsplus) == 0) {
+    if (tr_frame_init_buf(&frame, co, func, globals, builtins, locals, localsplus, stackbuf,
+                          (int)(sizeof stackbuf / sizeof stackbuf[0])) == 0) {
         rc = tr_frame_run(run, &frame, 0, out);
         if (rc == 1) {
             /* Only generator frames (tr_gen.c) may yield. */

@@ -44,6 +44,10 @@ state a shortcut skips changes and the shortcut does not notice.
   cache_slot_read     the cache's re-resolution reads a slot at the member's offset: loads
                       of set slots (an instance of a subclass too) served from the cache
                       agree with eager, raise nothing, and see a slot deleted and set again
+  opaque_operands     the tracer's int/float test before tr_is_plain_operands (note_opaque):
+                      an int on the left and an object whose __radd__ stores a slot on the
+                      right still count as an escape, so the cached slot is forgotten and
+                      the next load sees the new value (no ProvenanceError)
   class_rebind_inline the inline guard's fast path (tr_guard_check_fast) trusts an
                       unchanged version tag: a class attribute rebound by a callee in the
                       middle of a replayed loop changes the tag (a new valid one once
@@ -574,6 +578,41 @@ def cache_slot_read():
     return ok
 
 
+OPAQUE_SRC = """
+LOG = []
+class V:
+    __slots__ = ("x",)
+class W:
+    def __init__(self, v):
+        self.v = v
+    def __radd__(self, other):
+        self.v.x = [other]
+        return other
+def make():
+    v = V()
+    v.x = [0]
+    return (v, W(v))
+def program(v, w):
+    out = []
+    for i in range(3):
+        a = v.x
+        t = i + w          # the cached v.x must be forgotten here
+        b = v.x
+        out.append((a, b, t))
+    return out
+"""
+
+
+def opaque_operands():
+    plan = [("call", "make")] * 3
+    try:
+        ok, _, _ = check("opaque_operands", OPAQUE_SRC, plan)
+    except tfjit.ProvenanceError as e:
+        print(f"FAIL opaque_operands: {e}")
+        ok = False
+    return ok
+
+
 REBIND_INLINE_SRC = """
 LOG = []
 class C:
@@ -650,7 +689,7 @@ def dict_layouts():
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
-                                  cache_slot_read,
+                                  cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts]}
 
 if __name__ == "__main__":
