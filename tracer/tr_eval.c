@@ -480,8 +480,12 @@ dispatch:
     }
     next += op_caches[op];
     op_counts[op]++;
-    if (run->rec != NULL && run->depth == 1)    /* tr_reuse.h: trace reuse records the path */
-        tr_record_step_fast(run, f, (PyObject *)co, here, op, oparg);
+    if (run->rec != NULL && run->depth == 1) {  /* tr_reuse.h: trace reuse records the path */
+        if ((op == TR_OP_LOAD_ATTR || op == TR_OP_LOAD_METHOD) && f->sp > 0)
+            tr_record_load_fast(run, f, (PyObject *)co, TOP(), here, op, oparg);
+        else
+            tr_record_step_fast(run, f, (PyObject *)co, here, op, oparg);
+    }
     if (--run->budget < 0) {
         run->budget = 0;
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");

@@ -105,21 +105,26 @@ TR_NO_COVERAGE static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObj
 /* The rest of the instance resolution, given the type's part: -1 on a real error
  * (exception set), else a ResolveKind with *found borrowed (live until user code
  * runs; nothing runs before it is compared). */
-TR_NO_COVERAGE static int resolve_with_type(PyObject *owner, PyObject *name, const TrPcType *ty,
-                             PyObject **found)
+/* A slot's part: the member read at its offset (T_OBJECT: None for unset). */
+TR_HOT_INLINE int resolve_member(PyObject *owner, const TrPcType *ty, PyObject **found)
+{
+    PyObject *v = *(PyObject **)((char *)owner + ty->member->offset);
+    if (v == NULL && ty->member->type == T_OBJECT)
+        v = Py_None;
+    if (v == NULL)
+        return ty->hooked ? RS_UNKNOWN : RS_MISSING;
+    *found = v;
+    return RS_VALUE;
+}
+
+TR_NO_COVERAGE static int resolve_with_type(PyObject *owner, PyObject *name,
+                                            const TrPcType *ty, PyObject **found)
 {
     *found = NULL;
     if (ty->unknown)
         return RS_UNKNOWN;
-    if (ty->member != NULL) {
-        PyObject *v = *(PyObject **)((char *)owner + ty->member->offset);
-        if (v == NULL && ty->member->type == T_OBJECT)
-            v = Py_None;
-        if (v == NULL)
-            return ty->hooked ? RS_UNKNOWN : RS_MISSING;
-        *found = v;
-        return RS_VALUE;
-    }
+    if (ty->member != NULL)
+        return resolve_member(owner, ty, found);
     PyObject **dp = tr_dict_ptr(owner);
     if (dp != NULL && *dp != NULL) {
         if (!PyDict_CheckExact(*dp))
@@ -286,16 +291,32 @@ static struct {
     TrPcMemo pc;
 } traced_memo[PC_TRACED_SLOTS];
 
-TR_NO_COVERAGE static TrPcMemo *traced_slot(PyObject *owner, PyObject *name)
+/* resolve_instance_memo through the traced calls' slot of (owner, name), its hits
+ * (the same tests as resolve_instance_memo's) in the same call. */
+TR_NO_COVERAGE static int resolve_traced(PyObject *owner, PyObject *name, PyObject **found)
 {
     uintptr_t h = ((uintptr_t)owner >> 4) * 31u + ((uintptr_t)name >> 3);
     h ^= h >> 9;
     size_t i = (size_t)(h % PC_TRACED_SLOTS);
+    TrPcMemo *m = &traced_memo[i].pc;
     if (traced_memo[i].name != name) {
         Py_XSETREF(traced_memo[i].name, Py_NewRef(name));
-        memset(&traced_memo[i].pc, 0, sizeof traced_memo[i].pc);
+        memset(m, 0, sizeof *m);
     }
-    return &traced_memo[i].pc;
+    PyTypeObject *tp = Py_TYPE(owner);
+    unsigned int tag = valid_tag(tp);
+    if (tag != 0 && m->tag == tag && m->type == tp) {
+        *found = NULL;
+        if (m->ty.unknown)
+            return RS_UNKNOWN;
+        if (m->ty.member != NULL)
+            return resolve_member(owner, &m->ty, found);
+        if (dict_version(owner) == m->dict_ver) {
+            *found = m->found;
+            return m->rs;
+        }
+    }
+    return resolve_instance_memo(m, owner, name, found);
 }
 
 static int check_resolved(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
@@ -319,8 +340,8 @@ static int check_load(TrPcMemo *memo, PyObject *owner, PyObject *name, PyObject 
     if (PyType_Check(owner))
         rs = resolve_class(owner, name, &found);
     else
-        rs = resolve_instance_memo(memo != NULL ? memo : traced_slot(owner, name), owner,
-                                   name, &found);
+        rs = memo != NULL ? resolve_instance_memo(memo, owner, name, &found)
+                          : resolve_traced(owner, name, &found);
     return check_resolved(owner, name, value, form, chain, input, via, replay, rs, found);
 }
 

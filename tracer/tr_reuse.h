@@ -223,6 +223,7 @@ TR_HOT_INLINE void tr_record_step_fast(TrRun *run, struct TrFrame *f, PyObject *
     }
     tr_record_step(run, f, offset, op, oparg);
 }
+
 /* The hook of tr_call.c: any call of the traced call (callees included). A call that
  * walks up the stack (sys._getframe, warnings.warn) makes the trace unreusable: in a
  * replay its callers are native and the top-level frame is the replayer's. */
@@ -281,6 +282,43 @@ TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned f
     }
     return -1;
 }
+/* tr_record_step's attribute load (LOAD_ATTR, LOAD_METHOD; owner the value on top of the
+ * stack) when it shares the entry its instruction recorded last: no fault on, room for
+ * the step and (as tr_record_step makes first) for an entry, that entry not NATIVE, of
+ * the same input and class-access kind, and tr_guard_check_fast passing for this owner;
+ * the same tests in the same order. Everything else is tr_record_step. */
+TR_HOT_INLINE void tr_record_load_fast(TrRun *run, struct TrFrame *f, PyObject *code,
+                                       TrValue owner, int offset, int op, int oparg)
+{
+    struct TrRecorder *r = run->rec;
+    TrRecTrace *t = r->trace;
+    if (t->unreusable < 0 && code == t->code && run->faults == 0 && t->nsteps < t->cap &&
+        t->nsteps < TR_TRACE_MAX_STEPS && t->nattrs < t->capattrs && r->last_attr != NULL &&
+        offset < Py_SIZE(code)) {
+        int prev = r->last_attr[offset];
+        if (prev >= 0) {
+            int input = -1;
+            if (owner.prov != NULL && owner.prov->kind == TR_PROV_INPUT &&
+                owner.prov->name == NULL && owner.prov->index >= 0 &&
+                owner.prov->index < r->nargs && r->args[owner.prov->index] == owner.obj)
+                input = owner.prov->index;
+            TrAttrStep *p = &t->attrs[prev];
+            int cls_kind_holds = !(p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_TYPE_STABLE) ||
+                (Py_TYPE(p->descr)->tp_descr_get != NULL) == (p->kind == TR_AK_TYPE_DESC);
+            if (p->kind != TR_AK_NATIVE && cls_kind_holds && p->input == input &&
+                tr_guard_check_fast(p, owner.obj, 0) < 0) {
+                TrStep *s = &t->steps[t->nsteps++];
+                s->offset = offset;
+                s->op = (unsigned char)op;
+                s->oparg = oparg;
+                s->attr = prev;
+                return;
+            }
+        }
+    }
+    tr_record_step(run, f, offset, op, oparg);
+}
+
 /* After tr_guard_check passed on an INST_DICT step: the value the instance dict holds
  * for the name now (borrowed), found by the guard's own lookup; valid until anything
  * runs. */

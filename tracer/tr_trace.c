@@ -229,10 +229,44 @@ int tr_trace_record(TrRun *run, const char *what, const TrValue *result)
     return record(run, NULL, what, NULL, NULL, 0, NULL, NULL, result);
 }
 
-int tr_trace_record_name(TrRun *run, const char *op, PyObject *name, const char *post,
-                         const char *post2, const TrValue *result)
+/* The most frequent line (every attribute load and store, calls, globals): record()'s
+ * work in one call, each field written once, the common cases first (an exact str
+ * name, a result whose type name is in tnames, room for the line); the rest is
+ * record() itself. Out of coverage like next_entry and type_name, whose branches it
+ * takes (they depend on earlier lines and on addresses). */
+TR_NO_COVERAGE int tr_trace_record_name(TrRun *run, const char *op, PyObject *name,
+                                        const char *post, const char *post2,
+                                        const TrValue *result)
 {
-    return record(run, op, NULL, name, NULL, 0, post, post2, result);
+    TrTrace *t = run->trace;
+    if (t == NULL)
+        return 0;
+    PyTypeObject *tp = result != NULL && result->obj != NULL ? Py_TYPE(result->obj) : NULL;
+    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+    if (t->nentries >= t->capentries || (name != NULL && !PyUnicode_CheckExact(name)) ||
+        (tp != NULL && (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ||
+                        tp->tp_version_tag == 0 || t->tnames[h].type != tp ||
+                        t->tnames[h].tag != tp->tp_version_tag)))
+        return record(run, op, NULL, name, NULL, 0, post, post2, result);
+    t->serial++;
+    if (result != NULL && result->prov != NULL && result->prov->serial == 0)
+        result->prov->serial = t->serial;
+    TrEntry *e = &t->entries[t->nentries++];
+    e->op = op;
+    e->post = post;
+    e->post2 = post2;
+    e->name = Py_XNewRef(name);
+    e->code = NULL;
+    e->prov = NULL;
+    e->cname = 0;
+    e->tname = 0;
+    e->lasti = 0;
+    if (tp != NULL) {
+        e->tname = t->tnames[h].name;
+        e->prov = result->prov;
+        tr_prov_incref(e->prov);
+    }
+    return 0;
 }
 
 int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObject *in,

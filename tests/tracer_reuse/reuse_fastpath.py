@@ -14,6 +14,8 @@ state a shortcut skips changes and the shortcut does not notice.
   record_rebind       the recorder shares an instruction's last attribute entry only while
                       its guards hold: a class attribute rebound in the middle of the
                       traced loop gets its own entry, the same call then replays to the end
+                      (also the recorder's inline sharing, tr_record_load_fast: checked to
+                      fail with its guard check left out)
   entry_unique        the entry check walks the attribute entries made before the first
                       store (once each): a load before the store is checked at entry (a
                       retrace), a load after it only inline (a replay with a side exit)
@@ -31,7 +33,9 @@ state a shortcut skips changes and the shortcut does not notice.
                       (stale_class_attr) or an instance dict entry rewritten through
                       __dict__ (stale_dict_write) to an equal object, which the fault
                       serves stale, must raise ProvenanceError in the next traced call
-                      (without the fault: quiet, and equal to eager)
+                      (without the fault: quiet, and equal to eager); checked to fail with
+                      the memo (resolve_traced's hit or resolve_instance_memo) ignoring the
+                      dict version or the type tag
   record_inline       the recorder's plain steps inline (tr_record_step_fast): an opcode the
                       replayer does not execute (UNPACK_SEQUENCE) still makes the trace
                       unreusable, and under skip_getter_on_replay (which looks at every
