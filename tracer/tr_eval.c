@@ -267,6 +267,10 @@ done:
  * have run user code. */
 static inline void note_opaque(TrRun *run, PyObject *a, PyObject *b)
 {
+    /* FOR_ITER's range and list iterators, plain for the same reason */
+    if (b == NULL && a != NULL && (Py_IS_TYPE(a, &PyRangeIter_Type) ||
+                                   Py_IS_TYPE(a, &PyListIter_Type)))
+        return;
     /* ints and floats first (most operands of a loop body), without the call: the
      * same answer as tr_is_plain_operands, which counts them (and NULL, a failed
      * operation's result) as plain */
@@ -458,13 +462,18 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
     }
     /* Debug mode checks each instruction's stack effect against the compiler's. */
     int check_effect = 0, prev_op = 0, prev_oparg = 0, prev_sp = 0, prev_fallthrough = 0;
+    const int debug = lltrace;   /* read once: the loop tests it twice per instruction */
+    /* The recorder follows the top-level frame (tr_reuse.h). Both tests hold for the
+     * whole of this frame's run: run->rec is set for the jit call's whole tr_call, and
+     * the depth callees raise is restored when they return. */
+    const int recording = run->rec != NULL && run->depth == 1;
     if (throwing)
         goto error;
 
 dispatch:
-    if (lltrace && check_effect)
+    if (debug && check_effect)
         check_stack_effect(f, prev_op, prev_oparg, prev_sp, next != prev_fallthrough);
-    if (next < 0 || next >= f->ninstr) {
+    if ((unsigned)next >= (unsigned)f->ninstr) {   /* next < 0 too */
         fprintf(stderr, "tracefuzz: tracer jumped outside the code of %s (%d)\n",
                 PyUnicode_AsUTF8(co->co_qualname), next);
         abort();
@@ -480,7 +489,7 @@ dispatch:
     }
     next += op_caches[op];
     op_counts[op]++;
-    if (run->rec != NULL && run->depth == 1) {  /* tr_reuse.h: trace reuse records the path */
+    if (recording) {                           /* tr_reuse.h: trace reuse records the path */
         if ((op == TR_OP_LOAD_ATTR || op == TR_OP_LOAD_METHOD) && f->sp > 0)
             tr_record_load_fast(run, f, (PyObject *)co, TOP(), here, op, oparg);
         else
@@ -491,7 +500,7 @@ dispatch:
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");
         goto error;
     }
-    if (lltrace) {
+    if (debug) {
         lltrace_print(f, op, oparg);
         check_effect = 1;
         prev_op = op;

@@ -53,8 +53,7 @@ static TrProv *prov_alloc(void)
         TrProv *p = freelist;
         freelist = p->base;
         nfree--;
-        memset(p, 0, sizeof *p);
-        return p;
+        return p;   /* tr_prov_new, the only caller, sets every field */
     }
 #endif
     return PyMem_RawCalloc(1, sizeof(TrProv));
