@@ -196,8 +196,9 @@ static PyObject *exact_str(PyObject *o)
 }
 
 /* The common recorder: every part optional (see TrEntry). 0, or -1 with an exception
- * set. The entry is kept only when complete. */
-static int record(TrRun *run, const char *op, const char *cname, PyObject *name,
+ * set. The entry is kept only when complete. Out of coverage: tr_trace_record_name
+ * calls it when its type-name cache misses, which depends on addresses. */
+TR_NO_COVERAGE static int record(TrRun *run, const char *op, const char *cname, PyObject *name,
                   PyCodeObject *code, int lasti, const char *post, const char *post2,
                   const TrValue *result)
 {
