@@ -102,10 +102,8 @@ TR_NO_COVERAGE static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObj
     ty->has_get = get != NULL;
 }
 
-/* The rest of the instance resolution, given the type's part: -1 on a real error
- * (exception set), else a ResolveKind with *found borrowed (live until user code
- * runs; nothing runs before it is compared). */
-/* A slot's part: the member read at its offset (T_OBJECT: None for unset). */
+/* A slot's part: the member read at its offset (T_OBJECT: None for unset); *found
+ * borrowed. */
 TR_HOT_INLINE int resolve_member(PyObject *owner, const TrPcType *ty, PyObject **found)
 {
     PyObject *v = *(PyObject **)((char *)owner + ty->member->offset);
@@ -117,6 +115,9 @@ TR_HOT_INLINE int resolve_member(PyObject *owner, const TrPcType *ty, PyObject *
     return RS_VALUE;
 }
 
+/* The rest of the instance resolution, given the type's part: -1 on a real error
+ * (exception set), else a ResolveKind with *found borrowed (live until user code
+ * runs; nothing runs before it is compared). */
 TR_NO_COVERAGE static int resolve_with_type(PyObject *owner, PyObject *name,
                                             const TrPcType *ty, PyObject **found)
 {
@@ -229,15 +230,17 @@ done:
 #define valid_tag tr_pc_valid_tag
 #define dict_version tr_pc_dict_version
 
-/* resolve_instance through a memo (a replayed step's, or a traced calls' slot). A type
- * whose version tag is unchanged answers every MRO lookup as before (CPython drops the
- * tag on any change of the type or its MRO and never reuses one), so its part
- * (resolve_type) is kept with the tag; a dict whose version is unchanged is the same
- * dict with the same contents (PEP 509), so the last resolution is kept with the dict's
- * version. A slot's value lives in the owner: it is read again. A new dict (another
- * owner of the type, or a store) costs only the dict lookup. */
+/* Instance access in _PyObject_GenericGetAttrWithDict's order (the type's part, then
+ * the instance dict, then what the type found) through a memo: a replayed step's, or
+ * a traced calls' slot. A type whose version tag is unchanged answers every MRO lookup
+ * as before (CPython drops the tag on any change of the type or its MRO and never
+ * reuses one), so its part (resolve_type) is kept with the tag; a dict whose version is
+ * unchanged is the same dict with the same contents (PEP 509), so the last resolution
+ * is kept with the dict's version. A slot's value lives in the owner: it is read again.
+ * A new dict (another owner of the type, or a store) costs only the dict lookup. Same
+ * contract as resolve_with_type. */
 TR_NO_COVERAGE static int resolve_instance_memo(TrPcMemo *m, PyObject *owner, PyObject *name,
-                                 PyObject **found)
+                                                PyObject **found)
 {
     PyTypeObject *tp = Py_TYPE(owner);
     unsigned int tag = valid_tag(tp);
