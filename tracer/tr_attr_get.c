@@ -79,7 +79,7 @@ static int generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
         }
     }
     /* The instance dict (materialised from the inline values if need be). */
-    PyObject **dictptr = _PyObject_GetDictPtr(o);
+    PyObject **dictptr = tr_dict_ptr(o);
     if (dictptr != NULL && *dictptr != NULL) {
         dict = Py_NewRef(*dictptr);
         PyObject *v = PyDict_GetItemWithError(dict, name);   /* borrowed */
@@ -358,6 +358,10 @@ static int resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     return opaque_get(run, obj, name, out, how, detail);
 }
 
+/* The faults whose memo lives across calls (tr_cache.c): only they make the stale
+ * memo's serve and remember do anything. */
+#define STALE_MEMO_FAULTS ((1u << TR_FAULT_STALE_DICT_WRITE) | (1u << TR_FAULT_STALE_CLASS_ATTR))
+
 /* Records the one trace line of a load, "LOAD_ATTR name" ("LOAD_ATTR name [cached]"
  * for a cache hit, "LOAD_METHOD name" for an unbound method) with the result: the
  * interpreter leaves attribute lines to the protocol, which also records the loads
@@ -379,7 +383,8 @@ static int finish_load(TrRun *run, TrValue obj, PyObject *name, TrValue *val,
     tr_prov_decref(val->prov);
     val->prov = p;
     if (use_cache) {
-        if (tr_cache_stale_remember(run, obj.obj, name, val, how, detail) < 0)
+        if ((run->faults & STALE_MEMO_FAULTS) &&
+            tr_cache_stale_remember(run, obj.obj, name, val, how, detail) < 0)
             goto error;
         if (TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS)) {
             if (tr_cache_reconcile(run, obj, name, val) < 0)
@@ -415,7 +420,8 @@ int tr_attr_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     if (check_name(name) < 0)
         return -1;
     if (!TR_FAULT_ON(run, TR_FAULT_ASSUME_STABLE_ATTRS)) {
-        int hit = tr_cache_stale_serve(run, obj, name, out);
+        int hit = (run->faults & STALE_MEMO_FAULTS) ? tr_cache_stale_serve(run, obj, name, out)
+                                                    : 0;
         if (hit == 0)
             hit = tr_cache_serve(run, obj, name, out);
         if (hit < 0)
@@ -469,7 +475,7 @@ int tr_attr_get_method(TrRun *run, TrValue obj, PyObject *name, TrValue *meth)
         return tr_attr_get(run, obj, name, meth) < 0 ? -1 : 0;
     Py_INCREF(descr);
     int shadowed = 0;
-    PyObject **dictptr = _PyObject_GetDictPtr(obj.obj);
+    PyObject **dictptr = tr_dict_ptr(obj.obj);
     if (dictptr != NULL && *dictptr != NULL) {
         PyObject *dict = Py_NewRef(*dictptr);
         shadowed = PyDict_GetItemWithError(dict, name) != NULL;

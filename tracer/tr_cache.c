@@ -53,7 +53,9 @@
 #include <string.h>
 
 #include "tr_attr_int.h"
+#include "tr_core.h"
 #include "tr_faults.h"
+#include <structmember.h>
 
 typedef struct {
     PyObject *obj;              /* identity key; owned only when strong */
@@ -81,8 +83,16 @@ typedef struct {
  * is always safe (a miss re-resolves). */
 #define TR_CACHE_MAX_ENTRIES 256
 
+/* The lookup key of entry i, kept apart in keys[i]: a lookup scans these 16 bytes per
+ * entry instead of the entries themselves (~170 bytes each, a cache line or two). */
+typedef struct {
+    PyObject *obj;
+    PyObject *name;
+} CacheKey;
+
 struct TrCache {
     CacheEntry *entries;
+    CacheKey *keys;             /* parallel to entries, same len and cap */
     Py_ssize_t len, cap;
 };
 
@@ -115,6 +125,8 @@ static void cache_clear(TrCache *c)
         return;
     CacheEntry *old = c->entries;
     Py_ssize_t n = c->len;
+    PyMem_RawFree(c->keys);
+    c->keys = NULL;
     c->entries = NULL;
     c->len = c->cap = 0;
     for (Py_ssize_t i = 0; i < n; i++)
@@ -128,6 +140,7 @@ void tr_cache_free(TrCache *cache)
         return;
     cache_clear(cache);
     PyMem_RawFree(cache->entries);
+    PyMem_RawFree(cache->keys);
     PyMem_RawFree(cache);
 }
 
@@ -136,20 +149,31 @@ static void cache_remove(TrCache *c, Py_ssize_t i)
 {
     CacheEntry e = c->entries[i];
     c->entries[i] = c->entries[--c->len];
+    c->keys[i] = c->keys[c->len];
     entry_release(&e);
 }
 
-static int same_name(PyObject *a, PyObject *b)
+/* Names are mostly interned (co_names): two distinct interned exact strs never have
+ * equal text, so only other pairs are compared by text. */
+static inline int same_name(PyObject *a, PyObject *b)
 {
-    return a == b || (PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0);
+    if (a == b)
+        return 1;
+    if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b) && PyUnicode_CHECK_INTERNED(a) &&
+        PyUnicode_CHECK_INTERNED(b))
+        return 0;
+    return PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0;
 }
 
 /* By address only: an entry found may belong to a dead object whose address was
  * reused; same_object tells. */
 static Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
 {
-    for (Py_ssize_t i = 0; c != NULL && i < c->len; i++) {
-        if (c->entries[i].obj == obj && same_name(c->entries[i].name, name))
+    if (c == NULL)
+        return -1;
+    const CacheKey *k = c->keys;
+    for (Py_ssize_t i = 0; i < c->len; i++) {
+        if (k[i].obj == obj && same_name(k[i].name, name))
             return i;
     }
     return -1;
@@ -208,8 +232,7 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
     TrCache *c = run->cache;
     /* A class store can change what any instance resolves to; __class__ and
      * __dict__ stores change everything about obj. */
-    int all_of_obj = PyUnicode_Check(name) && (PyUnicode_Compare(name, tr_names.class_) == 0 ||
-                                               PyUnicode_Compare(name, tr_names.dict) == 0);
+    int all_of_obj = same_name(name, tr_names.class_) || same_name(name, tr_names.dict);
     /* Fault stale_dict_write: the protocol's own stores do reach its memo. */
     if (TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE))
         dict_memo_forget(obj, name, all_of_obj);
@@ -260,7 +283,7 @@ static int version_of(PyTypeObject *t, unsigned int *v)
  * its own namespace), borrowed, or NULL (no exception) when it has none. */
 static PyObject *instance_dict(PyObject *obj)
 {
-    PyObject **dp = _PyObject_GetDictPtr(obj);
+    PyObject **dp = tr_dict_ptr(obj);
     return dp ? *dp : NULL;
 }
 
@@ -314,8 +337,12 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             e.obj_prov = objv.prov;
             tr_prov_incref(e.obj_prov);
         }
-        snprintf(e.value_type, sizeof e.value_type, "%s",
-                 value->obj != NULL ? _PyType_Name(Py_TYPE(value->obj)) : "NULL");
+        /* A copy, as snprintf("%s") made it (truncated, NUL-terminated), without the
+         * formatting: it was a tenth of a traced call that stores in a loop. */
+        const char *tn = value->obj != NULL ? _PyType_Name(Py_TYPE(value->obj)) : "NULL";
+        size_t n = strnlen(tn, sizeof e.value_type - 1);
+        memcpy(e.value_type, tn, n);
+        e.value_type[n] = '\0';
     }
     e.name = Py_NewRef(name);
     e.prov = value->prov;
@@ -329,14 +356,19 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
     if (c->len == c->cap) {
         Py_ssize_t cap = c->cap ? 2 * c->cap : 16;
         CacheEntry *n = PyMem_RawRealloc(c->entries, (size_t)cap * sizeof *n);
-        if (n == NULL) {
+        if (n != NULL)
+            c->entries = n;
+        CacheKey *nk = n != NULL ? PyMem_RawRealloc(c->keys, (size_t)cap * sizeof *nk) : NULL;
+        if (nk == NULL) {   /* entries may have grown: cap stays, which is as good */
             entry_release(&e);
             PyErr_NoMemory();
             return -1;
         }
-        c->entries = n;
+        c->keys = nk;
         c->cap = cap;
     }
+    c->keys[c->len].obj = e.obj;
+    c->keys[c->len].name = e.name;
     c->entries[c->len++] = e;
     return 0;
 }
@@ -441,13 +473,24 @@ static PyObject *re_resolve(const CacheEntry *e, PyObject *obj, int *err)
         }
         return e->how == TR_RES_CLASS_ATTR ? Py_XNewRef(descr) : NULL;
     }
-    case TR_RES_SLOT:
+    case TR_RES_SLOT: {
         if (descr == NULL || !tr_member_holds_object(descr))
             return NULL;
+        /* member_get (3.11's descrobject.c) without the call when it runs nothing: the
+         * owner passes its type check and the member has no audit hook; then it is
+         * PyMember_GetOne's read at the offset (T_OBJECT: None for unset). */
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        if (!(m->flags & PY_AUDIT_READ) && PyObject_TypeCheck(obj, PyDescr_TYPE(descr))) {
+            r = *(PyObject **)((char *)obj + m->offset);
+            if (r == NULL && m->type == T_OBJECT)
+                r = Py_None;
+            return Py_XNewRef(r);   /* NULL: an unset T_OBJECT_EX slot, not the value */
+        }
         r = Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)tp);
         if (r == NULL)
             PyErr_Clear();   /* an unset slot: not the cached value either */
         return r;
+    }
     case TR_RES_TYPE_DICT: {
         if (descr != NULL && Py_TYPE(descr)->tp_descr_set != NULL)
             return NULL;   /* a metatype data descriptor wins */

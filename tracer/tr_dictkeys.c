@@ -15,7 +15,9 @@
 #include <internal/pycore_dict.h>
 #include "tr_core.h"
 
-int tr_dict_keys_all_str(PyObject *d)
+/* Out of coverage: the traced-mode oracle asks it only when its memo (whose hits
+ * depend on earlier inputs) misses. */
+TR_NO_COVERAGE int tr_dict_keys_all_str(PyObject *d)
 {
     assert(PyDict_CheckExact(d));
     if (DK_IS_UNICODE(((PyDictObject *)d)->ma_keys))

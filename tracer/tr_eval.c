@@ -265,8 +265,18 @@ done:
 
 /* The result of an opaque operation on a and b: tell the attribute cache when it may
  * have run user code. */
-static void note_opaque(TrRun *run, PyObject *a, PyObject *b)
+static inline void note_opaque(TrRun *run, PyObject *a, PyObject *b)
 {
+    /* FOR_ITER's range and list iterators, plain for the same reason */
+    if (b == NULL && a != NULL && (Py_IS_TYPE(a, &PyRangeIter_Type) ||
+                                   Py_IS_TYPE(a, &PyListIter_Type)))
+        return;
+    /* ints and floats first (most operands of a loop body), without the call: the
+     * same answer as tr_is_plain_operands, which counts them (and NULL, a failed
+     * operation's result) as plain */
+    if ((a == NULL || Py_IS_TYPE(a, &PyLong_Type) || Py_IS_TYPE(a, &PyFloat_Type)) &&
+        (b == NULL || Py_IS_TYPE(b, &PyLong_Type) || Py_IS_TYPE(b, &PyFloat_Type)))
+        return;
     if (!tr_is_plain_operands(a, b))
         tr_attr_note_escape(run);
 }
@@ -317,6 +327,13 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out);
 int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
                   PyObject *builtins, PyObject *locals, TrValue *localsplus)
 {
+    return tr_frame_init_buf(f, co, func, globals, builtins, locals, localsplus, NULL, 0);
+}
+
+int tr_frame_init_buf(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
+                      PyObject *builtins, PyObject *locals, TrValue *localsplus,
+                      TrValue *buf, int nbuf)
+{
     memset(f, 0, sizeof *f);
     f->nlocalsplus = co->co_nlocalsplus;
     f->localsplus = localsplus;
@@ -324,7 +341,14 @@ int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *global
     if (f->codebytes == NULL)
         return -1;
     f->stacksize = co->co_stacksize + 1;
-    f->stack = PyMem_Calloc((size_t)f->stacksize, sizeof(TrValue));
+    if (buf != NULL && f->stacksize <= nbuf) {
+        memset(buf, 0, (size_t)f->stacksize * sizeof(TrValue));
+        f->stack = buf;
+        f->stack_borrowed = 1;
+    }
+    else {
+        f->stack = PyMem_Calloc((size_t)f->stacksize, sizeof(TrValue));
+    }
     if (f->stack == NULL) {
         Py_CLEAR(f->codebytes);
         PyErr_NoMemory();
@@ -351,7 +375,8 @@ void tr_frame_clear(TrFrame *f)
     if (f->stack != NULL) {
         for (int i = 0; i < f->sp; i++)
             tr_value_clear(&f->stack[i]);
-        PyMem_Free(f->stack);
+        if (!f->stack_borrowed)
+            PyMem_Free(f->stack);
         f->stack = NULL;
     }
     f->sp = 0;
@@ -397,10 +422,12 @@ int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals
                  PyObject *builtins, PyObject *locals, TrValue *localsplus, TrValue *out)
 {
     TrFrame frame;
+    TrValue stackbuf[16];   /* most function bodies need fewer: no allocation for them */
     int rc = -1;
     out->obj = NULL;
     out->prov = NULL;
-    if (tr_frame_init(&frame, co, func, globals, builtins, locals, localsplus) == 0) {
+    if (tr_frame_init_buf(&frame, co, func, globals, builtins, locals, localsplus, stackbuf,
+                          (int)(sizeof stackbuf / sizeof stackbuf[0])) == 0) {
         rc = tr_frame_run(run, &frame, 0, out);
         if (rc == 1) {
             /* Only generator frames (tr_gen.c) may yield. */
@@ -435,13 +462,18 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
     }
     /* Debug mode checks each instruction's stack effect against the compiler's. */
     int check_effect = 0, prev_op = 0, prev_oparg = 0, prev_sp = 0, prev_fallthrough = 0;
+    const int debug = lltrace;   /* read once: the loop tests it twice per instruction */
+    /* The recorder follows the top-level frame (tr_reuse.h). Both tests hold for the
+     * whole of this frame's run: run->rec is set for the jit call's whole tr_call, and
+     * the depth callees raise is restored when they return. */
+    const int recording = run->rec != NULL && run->depth == 1;
     if (throwing)
         goto error;
 
 dispatch:
-    if (lltrace && check_effect)
+    if (debug && check_effect)
         check_stack_effect(f, prev_op, prev_oparg, prev_sp, next != prev_fallthrough);
-    if (next < 0 || next >= f->ninstr) {
+    if ((unsigned)next >= (unsigned)f->ninstr) {   /* next < 0 too */
         fprintf(stderr, "tracefuzz: tracer jumped outside the code of %s (%d)\n",
                 PyUnicode_AsUTF8(co->co_qualname), next);
         abort();
@@ -457,14 +489,18 @@ dispatch:
     }
     next += op_caches[op];
     op_counts[op]++;
-    if (run->rec != NULL && run->depth == 1)    /* tr_reuse.h: trace reuse records the path */
-        tr_record_step(run, f, here, op, oparg);
+    if (recording) {                           /* tr_reuse.h: trace reuse records the path */
+        if ((op == TR_OP_LOAD_ATTR || op == TR_OP_LOAD_METHOD) && f->sp > 0)
+            tr_record_load_fast(run, f, (PyObject *)co, TOP(), here, op, oparg);
+        else
+            tr_record_step_fast(run, f, (PyObject *)co, here, op, oparg);
+    }
     if (--run->budget < 0) {
         run->budget = 0;
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");
         goto error;
     }
-    if (lltrace) {
+    if (debug) {
         lltrace_print(f, op, oparg);
         check_effect = 1;
         prev_op = op;

@@ -37,7 +37,8 @@ struct TrFrame {
     PyObject *kwnames;           /* borrowed from co_consts: pending KW_NAMES */
     int nlocalsplus;
     TrValue *localsplus;         /* owned array */
-    TrValue *stack;              /* owned array of co_stacksize */
+    TrValue *stack;              /* array of co_stacksize: owned, or the caller's buffer */
+    int stack_borrowed;          /* stack is the buffer tr_frame_init_buf was given */
     int sp;
     int stacksize;
 };
@@ -48,6 +49,11 @@ struct TrFrame {
  * freed after). tr_frame_run returns 0 (returned), 1 (yielded) or -1. */
 int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
                   PyObject *builtins, PyObject *locals, TrValue *localsplus);
+/* The same with a value stack in buf (nbuf values, outliving the frame) when it fits:
+ * a function frame on the C stack needs no allocation for it. */
+int tr_frame_init_buf(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
+                      PyObject *builtins, PyObject *locals, TrValue *localsplus,
+                      TrValue *buf, int nbuf);
 void tr_frame_clear(TrFrame *f);
 int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out);
 

@@ -53,8 +53,7 @@ static TrProv *prov_alloc(void)
         TrProv *p = freelist;
         freelist = p->base;
         nfree--;
-        memset(p, 0, sizeof *p);
-        return p;
+        return p;   /* tr_prov_new, the only caller, sets every field */
     }
 #endif
     return PyMem_RawCalloc(1, sizeof(TrProv));
@@ -119,16 +118,10 @@ TrProv *tr_prov_attr(TrProv *base, PyObject *name, TrResolution how, const char 
     return p;
 }
 
-void tr_prov_incref(TrProv *p)
-{
-    if (p != NULL && p != &cut_record)   /* the shared cut record is never freed */
-        p->refcnt++;
-}
-
 /* Frees records whose count drops to zero. Each freed record releases its base and
  * arg; arg chains are short (operands), base chains may be long, so the base is
  * followed in the loop and arg recursively. */
-void tr_prov_decref(TrProv *p)
+void tr_prov_decref_slow(TrProv *p)
 {
     while (p != NULL && p != &cut_record) {
         if (p->refcnt <= 0) {

@@ -53,7 +53,7 @@ static int names_ready(void)
 /* 1 when type t looks attributes up by the generic algorithm, possibly followed by a
  * __getattr__ (then *hooked is 1): slot_tp_getattr_hook with object's
  * __getattribute__. */
-static int generic_lookup(PyTypeObject *t, int *hooked)
+TR_NO_COVERAGE static int generic_lookup(PyTypeObject *t, int *hooked)
 {
     *hooked = 0;
     if (t->tp_getattro == PyObject_GenericGetAttr)
@@ -71,7 +71,8 @@ static int generic_lookup(PyTypeObject *t, int *hooked)
  * or its MRO): whether the type decides by itself (a lookup it cannot model, or a
  * data descriptor: a slot read at its offset or not checkable), else what the MRO
  * lookup found for after the instance dict. */
-static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObject *name, TrPcType *ty)
+TR_NO_COVERAGE static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObject *name,
+                                       TrPcType *ty)
 {
     int hooked;
     memset(ty, 0, sizeof *ty);
@@ -101,24 +102,30 @@ static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObject *name, TrPc
     ty->has_get = get != NULL;
 }
 
+/* A slot's part: the member read at its offset (T_OBJECT: None for unset); *found
+ * borrowed. */
+TR_HOT_INLINE int resolve_member(PyObject *owner, const TrPcType *ty, PyObject **found)
+{
+    PyObject *v = *(PyObject **)((char *)owner + ty->member->offset);
+    if (v == NULL && ty->member->type == T_OBJECT)
+        v = Py_None;
+    if (v == NULL)
+        return ty->hooked ? RS_UNKNOWN : RS_MISSING;
+    *found = v;
+    return RS_VALUE;
+}
+
 /* The rest of the instance resolution, given the type's part: -1 on a real error
  * (exception set), else a ResolveKind with *found borrowed (live until user code
  * runs; nothing runs before it is compared). */
-static int resolve_with_type(PyObject *owner, PyObject *name, const TrPcType *ty,
-                             PyObject **found)
+TR_NO_COVERAGE static int resolve_with_type(PyObject *owner, PyObject *name,
+                                            const TrPcType *ty, PyObject **found)
 {
     *found = NULL;
     if (ty->unknown)
         return RS_UNKNOWN;
-    if (ty->member != NULL) {
-        PyObject *v = *(PyObject **)((char *)owner + ty->member->offset);
-        if (v == NULL && ty->member->type == T_OBJECT)
-            v = Py_None;
-        if (v == NULL)
-            return ty->hooked ? RS_UNKNOWN : RS_MISSING;
-        *found = v;
-        return RS_VALUE;
-    }
+    if (ty->member != NULL)
+        return resolve_member(owner, ty, found);
     PyObject **dp = tr_dict_ptr(owner);
     if (dp != NULL && *dp != NULL) {
         if (!PyDict_CheckExact(*dp))
@@ -145,15 +152,6 @@ static int resolve_with_type(PyObject *owner, PyObject *name, const TrPcType *ty
         return RS_VALUE;
     }
     return ty->hooked ? RS_UNKNOWN : RS_MISSING;
-}
-
-/* Instance access, _PyObject_GenericGetAttrWithDict's order: the type's part, then
- * the instance dict, then what the type found. Same contract as resolve_with_type. */
-static int resolve_instance(PyObject *owner, PyObject *name, PyObject **found)
-{
-    TrPcType ty;
-    resolve_type(Py_TYPE(owner), owner, name, &ty);
-    return resolve_with_type(owner, name, &ty, found);
 }
 
 /* Class access (owner is a class), type_getattro. Same contract. */
@@ -232,57 +230,105 @@ done:
 #define valid_tag tr_pc_valid_tag
 #define dict_version tr_pc_dict_version
 
-/* resolve_instance through the step's memo. A type whose version tag is unchanged
- * answers every MRO lookup as before (CPython drops the tag on any change of the type
- * or its MRO and never reuses one), so its part (resolve_type) is kept with the tag;
- * a dict whose version is unchanged is the same dict with the same contents (PEP 509),
- * so the last resolution is kept with the dict's version. A slot's value lives in the
- * owner: it is read again. A new dict (another owner of the type, or a store) costs
- * only the dict lookup. */
-static int resolve_instance_memo(TrAttrStep *s, PyObject *owner, PyObject **found)
+/* Instance access in _PyObject_GenericGetAttrWithDict's order (the type's part, then
+ * the instance dict, then what the type found) through a memo: a replayed step's, or
+ * a traced calls' slot. A type whose version tag is unchanged answers every MRO lookup
+ * as before (CPython drops the tag on any change of the type or its MRO and never
+ * reuses one), so its part (resolve_type) is kept with the tag; a dict whose version is
+ * unchanged is the same dict with the same contents (PEP 509), so the last resolution
+ * is kept with the dict's version. A slot's value lives in the owner: it is read again.
+ * A new dict (another owner of the type, or a store) costs only the dict lookup. Same
+ * contract as resolve_with_type. */
+TR_NO_COVERAGE static int resolve_instance_memo(TrPcMemo *m, PyObject *owner, PyObject *name,
+                                                PyObject **found)
 {
     PyTypeObject *tp = Py_TYPE(owner);
     unsigned int tag = valid_tag(tp);
-    if (tag != 0 && s->pc.tag == tag && s->pc.type == tp) {
-        if (s->pc.ty.member == NULL && !s->pc.ty.unknown) {
+    if (tag != 0 && m->tag == tag && m->type == tp) {
+        if (m->ty.member == NULL && !m->ty.unknown) {
             uint64_t ver = dict_version(owner);
-            if (ver == s->pc.dict_ver) {
-                *found = s->pc.found;
-                return s->pc.rs;
+            if (ver == m->dict_ver) {
+                *found = m->found;
+                return m->rs;
             }
-            int rs = resolve_with_type(owner, s->name, &s->pc.ty, found);
+            int rs = resolve_with_type(owner, name, &m->ty, found);
             if (rs >= 0) {
-                s->pc.dict_ver = ver;
-                s->pc.found = *found;
-                s->pc.rs = rs;
+                m->dict_ver = ver;
+                m->found = *found;
+                m->rs = rs;
             }
             return rs;
         }
-        return resolve_with_type(owner, s->name, &s->pc.ty, found);
+        return resolve_with_type(owner, name, &m->ty, found);
     }
-    s->pc.tag = 0;
-    resolve_type(tp, owner, s->name, &s->pc.ty);
+    m->tag = 0;
+    resolve_type(tp, owner, name, &m->ty);
     uint64_t ver = dict_version(owner);
-    int rs = resolve_with_type(owner, s->name, &s->pc.ty, found);
+    int rs = resolve_with_type(owner, name, &m->ty, found);
     /* The lookups assign a tag when the type had none: kept only when it was there
      * before them and still is. */
     if (rs < 0 || tag == 0 || valid_tag(tp) != tag)
         return rs;
-    s->pc.dict_ver = ver;
-    s->pc.found = *found;
-    s->pc.rs = rs;
-    s->pc.type = tp;
-    s->pc.tag = tag;
+    m->dict_ver = ver;
+    m->found = *found;
+    m->rs = rs;
+    m->type = tp;
+    m->tag = tag;
     return rs;
+}
+
+/* The traced calls' memo: a traced load has no recorded step to keep one in, so the
+ * slots of a small table, placed by (owner, name) and claimed by the name, hold it.
+ * Hits depend on earlier inputs and on addresses: the memo and the resolutions it
+ * skips are left out of coverage (TR_NO_COVERAGE), so the fuzz target's features see
+ * the same answer either way.
+ * The placement only spreads loads; what the memo answers is decided by the type's
+ * tag and the dict's version, as for a step, so a slot reused by another owner, or an
+ * owner address reused, resolves afresh or from a state that is provably the same.
+ * The name is held (an exact str, no finaliser): a freed name's address reused by
+ * another str must not match. */
+#define PC_TRACED_SLOTS 256
+
+static struct {
+    PyObject *name;              /* strong exact str, or NULL */
+    TrPcMemo pc;
+} traced_memo[PC_TRACED_SLOTS];
+
+/* resolve_instance_memo through the traced calls' slot of (owner, name), its hits
+ * (the same tests as resolve_instance_memo's) in the same call. */
+TR_NO_COVERAGE static int resolve_traced(PyObject *owner, PyObject *name, PyObject **found)
+{
+    uintptr_t h = ((uintptr_t)owner >> 4) * 31u + ((uintptr_t)name >> 3);
+    h ^= h >> 9;
+    size_t i = (size_t)(h % PC_TRACED_SLOTS);
+    TrPcMemo *m = &traced_memo[i].pc;
+    if (traced_memo[i].name != name) {
+        Py_XSETREF(traced_memo[i].name, Py_NewRef(name));
+        memset(m, 0, sizeof *m);
+    }
+    PyTypeObject *tp = Py_TYPE(owner);
+    unsigned int tag = valid_tag(tp);
+    if (tag != 0 && m->tag == tag && m->type == tp) {
+        *found = NULL;
+        if (m->ty.unknown)
+            return RS_UNKNOWN;
+        if (m->ty.member != NULL)
+            return resolve_member(owner, &m->ty, found);
+        if (dict_version(owner) == m->dict_ver) {
+            *found = m->found;
+            return m->rs;
+        }
+    }
+    return resolve_instance_memo(m, owner, name, found);
 }
 
 static int check_resolved(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
                           const TrProv *chain, int input, const char *via, int replay,
                           int rs, PyObject *found);
 
-/* The check of one load; memo, when not NULL, is the replayed step whose memo
- * resolves an instance load (resolve_instance_memo). */
-static int check_load(TrAttrStep *memo, PyObject *owner, PyObject *name, PyObject *value,
+/* The check of one load; memo, when not NULL, is the replayed step's memo (else a
+ * traced calls' slot) that resolves an instance load (resolve_instance_memo). */
+static int check_load(TrPcMemo *memo, PyObject *owner, PyObject *name, PyObject *value,
                       TrCheckForm form, const TrProv *chain, int input, const char *via,
                       int replay)
 {
@@ -294,9 +340,11 @@ static int check_load(TrAttrStep *memo, PyObject *owner, PyObject *name, PyObjec
         n_skipped++;
         return 0;
     }
-    rs = PyType_Check(owner) ? resolve_class(owner, name, &found)
-       : memo != NULL        ? resolve_instance_memo(memo, owner, &found)
-                             : resolve_instance(owner, name, &found);
+    if (PyType_Check(owner))
+        rs = resolve_class(owner, name, &found);
+    else
+        rs = memo != NULL ? resolve_instance_memo(memo, owner, name, &found)
+                          : resolve_traced(owner, name, &found);
     return check_resolved(owner, name, value, form, chain, input, via, replay, rs, found);
 }
 
@@ -387,6 +435,6 @@ static const char *step_via(const TrAttrStep *s)
 
 int tr_provcheck_step(TrAttrStep *s, PyObject *owner, PyObject *value, int method)
 {
-    return check_load(s, owner, s->name, value, method ? TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
+    return check_load(&s->pc, owner, s->name, value, method ? TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
                       NULL, s->input, step_via(s), 1);
 }

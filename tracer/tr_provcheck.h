@@ -37,7 +37,9 @@ void tr_provcheck_init(void);
  * value's provenance record, traced calls) or, when NULL, by input (INPUT[input]
  * when >= 0), name and via (replayed calls; via a static string). replay says which
  * kind of call used the value (for the message). Returns 0 (identical, or not
- * checkable now), or -1 with tfjit.ProvenanceError (or another error) set. */
+ * checkable now), or -1 with tfjit.ProvenanceError (or another error) set. An instance
+ * load's resolution is memoised like a replayed step's (tr_provcheck_step), in a small
+ * table placed by (owner, name). */
 int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
                       const TrProv *chain, int input, const char *via, int replay);
 

@@ -192,6 +192,25 @@ int tr_replay_supports(int op)
     }
 }
 
+unsigned char tr_record_plain[256];
+static unsigned char tr_record_supported[256];   /* tr_replay_supports by table */
+
+void tr_record_init(void)
+{
+    for (int op = 0; op < 256; op++) {
+        tr_record_supported[op] = (unsigned char)tr_replay_supports(op);
+        switch (op) {
+        case TR_OP_LOAD_ATTR: case TR_OP_LOAD_METHOD: case TR_OP_STORE_ATTR:
+        case TR_OP_DELETE_ATTR: case TR_OP_STORE_SUBSCR: case TR_OP_DELETE_SUBSCR:
+        case TR_OP_CALL: case TR_OP_MAKE_FUNCTION:
+            tr_record_plain[op] = 0;   /* tr_record_step's switch handles them */
+            break;
+        default:
+            tr_record_plain[op] = (unsigned char)tr_replay_supports(op);
+        }
+    }
+}
+
 /* C functions that read the caller's frame: replayed natively they would see the
  * replayer instead of the program's frame. */
 int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs)
@@ -274,7 +293,7 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
             offset == ps->offset + 1 + tr_opcode_caches(TR_OP_LOAD_ATTR))
             p->result = Py_XNewRef(f->stack[f->sp - 1].obj);
     }
-    if (!tr_replay_supports(op) || (op == TR_OP_MAKE_FUNCTION && (oparg & 8))) {
+    if (!tr_record_supported[op] || (op == TR_OP_MAKE_FUNCTION && (oparg & 8))) {
         mark(t, TR_UR_OPCODE);
         return;
     }

@@ -72,6 +72,19 @@ typedef struct {
     int has_get;                 /* descr has a __get__ */
 } TrPcType;
 
+/* The provenance oracle's memo of one load site (a replayed step's, or a slot of the
+ * traced calls' table in tr_provcheck.c): the type's part kept with the type's version
+ * tag, the last resolution with the instance dict's version. */
+typedef struct {
+    PyTypeObject *type;          /* borrowed; with its version tag below */
+    unsigned int tag;            /* 0: nothing memoised */
+    TrPcType ty;                 /* the type's part of the resolution, valid with tag */
+    uint64_t dict_ver;           /* the last resolution's instance dict version (0: the
+                                    owner had no dict) and its outcome */
+    PyObject *found;             /* borrowed: the resolution's object */
+    int rs;                      /* its resolution kind (tr_provcheck.h) */
+} TrPcMemo;
+
 /* How one recorded attribute load (LOAD_ATTR, LOAD_METHOD) resolved, with its guards.
  * Objects are strong references owned by the trace (a guard keeps alive what it
  * compares, so a freed object whose address is reused can never pass it); never the
@@ -106,15 +119,7 @@ typedef struct {
     uint64_t dict_ver;           /* 0: nothing memoised */
     PyObject *dict_value;
     /* The provenance oracle's own memo (tr_provcheck.c), apart from the guards'. */
-    struct {
-        PyTypeObject *type;      /* borrowed; with its version tag below */
-        unsigned int tag;        /* 0: nothing memoised */
-        TrPcType ty;             /* the type's part of the resolution, valid with tag */
-        uint64_t dict_ver;       /* the last resolution's instance dict version (0: the
-                                    owner had no dict) and its outcome */
-        PyObject *found;         /* borrowed: the resolution's object */
-        int rs;                  /* its resolution kind (tr_provcheck.h) */
-    } pc;
+    TrPcMemo pc;
 } TrAttrStep;
 
 /* One recorded instruction of the top-level frame. */
@@ -194,6 +199,31 @@ void tr_rectrace_compact(TrRecTrace *t);
 int tr_rectrace_traverse(TrRecTrace *t, visitproc visit, void *arg);
 /* The hook of tr_eval.c: called before each instruction of the top-level frame. */
 void tr_record_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg);
+/* 1 for the opcodes whose step is the instruction alone: executed by the replayer and
+ * neither an attribute load, a store that ends the entry check, a call nor
+ * MAKE_FUNCTION (filled by tr_record_init at module init). */
+extern unsigned char tr_record_plain[256];
+void tr_record_init(void);
+/* tr_record_step's common case inline (the recorder runs before every instruction):
+ * such an opcode, in the recorded code, with room in the array, no fault on (the fault
+ * skip_getter_on_replay looks at every step); the same step stored. Everything else
+ * is tr_record_step. */
+TR_HOT_INLINE void tr_record_step_fast(TrRun *run, struct TrFrame *f, PyObject *code,
+                                       int offset, int op, int oparg)
+{
+    TrRecTrace *t = run->rec->trace;
+    if (tr_record_plain[op] && t->unreusable < 0 && code == t->code && run->faults == 0 &&
+        t->nsteps < t->cap && t->nsteps < TR_TRACE_MAX_STEPS) {
+        TrStep *s = &t->steps[t->nsteps++];
+        s->offset = offset;
+        s->op = (unsigned char)op;
+        s->oparg = oparg;
+        s->attr = -1;
+        return;
+    }
+    tr_record_step(run, f, offset, op, oparg);
+}
+
 /* The hook of tr_call.c: any call of the traced call (callees included). A call that
  * walks up the stack (sys._getframe, warnings.warn) makes the trace unreusable: in a
  * replay its callers are native and the top-level frame is the replayer's. */
@@ -252,6 +282,43 @@ TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned f
     }
     return -1;
 }
+/* tr_record_step's attribute load (LOAD_ATTR, LOAD_METHOD; owner the value on top of the
+ * stack) when it shares the entry its instruction recorded last: no fault on, room for
+ * the step and (as tr_record_step makes first) for an entry, that entry not NATIVE, of
+ * the same input and class-access kind, and tr_guard_check_fast passing for this owner;
+ * the same tests in the same order. Everything else is tr_record_step. */
+TR_HOT_INLINE void tr_record_load_fast(TrRun *run, struct TrFrame *f, PyObject *code,
+                                       TrValue owner, int offset, int op, int oparg)
+{
+    struct TrRecorder *r = run->rec;
+    TrRecTrace *t = r->trace;
+    if (t->unreusable < 0 && code == t->code && run->faults == 0 && t->nsteps < t->cap &&
+        t->nsteps < TR_TRACE_MAX_STEPS && t->nattrs < t->capattrs && r->last_attr != NULL &&
+        offset < Py_SIZE(code)) {
+        int prev = r->last_attr[offset];
+        if (prev >= 0) {
+            int input = -1;
+            if (owner.prov != NULL && owner.prov->kind == TR_PROV_INPUT &&
+                owner.prov->name == NULL && owner.prov->index >= 0 &&
+                owner.prov->index < r->nargs && r->args[owner.prov->index] == owner.obj)
+                input = owner.prov->index;
+            TrAttrStep *p = &t->attrs[prev];
+            int cls_kind_holds = !(p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_TYPE_STABLE) ||
+                (Py_TYPE(p->descr)->tp_descr_get != NULL) == (p->kind == TR_AK_TYPE_DESC);
+            if (p->kind != TR_AK_NATIVE && cls_kind_holds && p->input == input &&
+                tr_guard_check_fast(p, owner.obj, 0) < 0) {
+                TrStep *s = &t->steps[t->nsteps++];
+                s->offset = offset;
+                s->op = (unsigned char)op;
+                s->oparg = oparg;
+                s->attr = prev;
+                return;
+            }
+        }
+    }
+    tr_record_step(run, f, offset, op, oparg);
+}
+
 /* After tr_guard_check passed on an INST_DICT step: the value the instance dict holds
  * for the name now (borrowed), found by the guard's own lookup; valid until anything
  * runs. */

@@ -125,9 +125,26 @@ TR_NO_COVERAGE static uint32_t arena_copy(TrTrace *t, const char *s)
     return off;
 }
 
+/* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
+TR_NO_COVERAGE static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
+{
+    if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag == 0)
+        return arena_copy(t, tp->tp_name);
+    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+    if (t->tnames[h].type == tp && t->tnames[h].tag == tp->tp_version_tag)
+        return t->tnames[h].name;
+    uint32_t off = arena_copy(t, tp->tp_name);
+    if (off != 0) {
+        t->tnames[h].type = tp;
+        t->tnames[h].tag = tp->tp_version_tag;
+        t->tnames[h].name = off;
+    }
+    return off;
+}
+
 /* Counts the operation and numbers the result's provenance; returns the entry to
- * fill (zeroed), NULL past the line cap (nothing to record), or NULL with MemoryError
- * set (*err = 1). */
+ * fill (zeroed but for the result's type name, found here: one call per line), NULL
+ * past the line cap (nothing to record), or NULL with MemoryError set (*err = 1). */
 TR_NO_COVERAGE static TrEntry *next_entry(TrTrace *t, const TrValue *result, int *err)
 {
     *err = 0;
@@ -152,37 +169,21 @@ TR_NO_COVERAGE static TrEntry *next_entry(TrTrace *t, const TrValue *result, int
     }
     TrEntry *e = &t->entries[t->nentries];
     memset(e, 0, sizeof *e);
+    if (result != NULL && result->obj != NULL &&
+        (e->tname = type_name(t, Py_TYPE(result->obj))) == 0) {
+        *err = 1;
+        return NULL;
+    }
     return e;
 }
 
-/* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
-TR_NO_COVERAGE static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
-{
-    if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag == 0)
-        return arena_copy(t, tp->tp_name);
-    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
-    if (t->tnames[h].type == tp && t->tnames[h].tag == tp->tp_version_tag)
-        return t->tnames[h].name;
-    uint32_t off = arena_copy(t, tp->tp_name);
-    if (off != 0) {
-        t->tnames[h].type = tp;
-        t->tnames[h].tag = tp->tp_version_tag;
-        t->tnames[h].name = off;
-    }
-    return off;
-}
-
-/* Fills the result part of a new entry; 0 or -1 with MemoryError set. */
-static int set_result(TrTrace *t, TrEntry *e, const TrValue *result)
+/* Fills the result part of a new entry (its type name is next_entry's). */
+static void set_result(TrEntry *e, const TrValue *result)
 {
     if (result == NULL || result->obj == NULL)
-        return 0;
-    e->tname = type_name(t, Py_TYPE(result->obj));
-    if (e->tname == 0)
-        return -1;
+        return;
     e->prov = result->prov;
     tr_prov_incref(e->prov);
-    return 0;
 }
 
 /* A new reference to an exact str with o's text (o a str): the trace must not keep
@@ -195,8 +196,9 @@ static PyObject *exact_str(PyObject *o)
 }
 
 /* The common recorder: every part optional (see TrEntry). 0, or -1 with an exception
- * set. The entry is kept only when complete. */
-static int record(TrRun *run, const char *op, const char *cname, PyObject *name,
+ * set. The entry is kept only when complete. Out of coverage: tr_trace_record_name
+ * calls it when its type-name cache misses, which depends on addresses. */
+TR_NO_COVERAGE static int record(TrRun *run, const char *op, const char *cname, PyObject *name,
                   PyCodeObject *code, int lasti, const char *post, const char *post2,
                   const TrValue *result)
 {
@@ -212,8 +214,7 @@ static int record(TrRun *run, const char *op, const char *cname, PyObject *name,
     e->post2 = post2;
     if (cname != NULL && (e->cname = arena_copy(t, cname)) == 0)
         return -1;
-    if (set_result(t, e, result) < 0)
-        return -1;
+    set_result(e, result);
     if (name != NULL && (e->name = exact_str(name)) == NULL) {
         tr_prov_decref(e->prov);
         return -1;
@@ -229,10 +230,44 @@ int tr_trace_record(TrRun *run, const char *what, const TrValue *result)
     return record(run, NULL, what, NULL, NULL, 0, NULL, NULL, result);
 }
 
-int tr_trace_record_name(TrRun *run, const char *op, PyObject *name, const char *post,
-                         const char *post2, const TrValue *result)
+/* The most frequent line (every attribute load and store, calls, globals): record()'s
+ * work in one call, each field written once, the common cases first (an exact str
+ * name, a result whose type name is in tnames, room for the line); the rest is
+ * record() itself. Out of coverage like next_entry and type_name, whose branches it
+ * takes (they depend on earlier lines and on addresses). */
+TR_NO_COVERAGE int tr_trace_record_name(TrRun *run, const char *op, PyObject *name,
+                                        const char *post, const char *post2,
+                                        const TrValue *result)
 {
-    return record(run, op, NULL, name, NULL, 0, post, post2, result);
+    TrTrace *t = run->trace;
+    if (t == NULL)
+        return 0;
+    PyTypeObject *tp = result != NULL && result->obj != NULL ? Py_TYPE(result->obj) : NULL;
+    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+    if (t->nentries >= t->capentries || (name != NULL && !PyUnicode_CheckExact(name)) ||
+        (tp != NULL && (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ||
+                        tp->tp_version_tag == 0 || t->tnames[h].type != tp ||
+                        t->tnames[h].tag != tp->tp_version_tag)))
+        return record(run, op, NULL, name, NULL, 0, post, post2, result);
+    t->serial++;
+    if (result != NULL && result->prov != NULL && result->prov->serial == 0)
+        result->prov->serial = t->serial;
+    TrEntry *e = &t->entries[t->nentries++];
+    e->op = op;
+    e->post = post;
+    e->post2 = post2;
+    e->name = Py_XNewRef(name);
+    e->code = NULL;
+    e->prov = NULL;
+    e->cname = 0;
+    e->tname = 0;
+    e->lasti = 0;
+    if (tp != NULL) {
+        e->tname = t->tnames[h].name;
+        e->prov = result->prov;
+        tr_prov_incref(e->prov);
+    }
+    return 0;
 }
 
 int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObject *in,

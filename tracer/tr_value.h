@@ -82,8 +82,23 @@ typedef struct {
  * tr_prov_new steals nothing: base/arg are increfed, name is Py_NewRef'd. */
 TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index);
 TrProv *tr_prov_attr(TrProv *base, PyObject *name, TrResolution how, const char *detail);
-void tr_prov_incref(TrProv *p);          /* NULL-safe */
-void tr_prov_decref(TrProv *p);          /* NULL-safe; frees the chain iteratively */
+/* NULL-safe; frees the chain iteratively. The common cases inline (a value's record
+ * is counted on every push and pop): a count above one only moves. The shared cut
+ * record (tr_prov.c) starts at 2^30 and is counted like any other: it never reaches
+ * the slow path's release. */
+void tr_prov_decref_slow(TrProv *p);
+static inline void tr_prov_incref(TrProv *p)
+{
+    if (p != NULL)
+        p->refcnt++;
+}
+static inline void tr_prov_decref(TrProv *p)
+{
+    if (p != NULL && p->refcnt > 1)
+        p->refcnt--;
+    else if (p != NULL)
+        tr_prov_decref_slow(p);
+}
 
 /* Appends a readable chain such as "INPUT[0].test via property.fget" to buf
  * (a PyUnicodeWriter-free helper: returns a new str reference, NULL on error). */

@@ -14,6 +14,8 @@ state a shortcut skips changes and the shortcut does not notice.
   record_rebind       the recorder shares an instruction's last attribute entry only while
                       its guards hold: a class attribute rebound in the middle of the
                       traced loop gets its own entry, the same call then replays to the end
+                      (also the recorder's inline sharing, tr_record_load_fast: checked to
+                      fail with its guard check left out)
   entry_unique        the entry check walks the attribute entries made before the first
                       store (once each): a load before the store is checked at entry (a
                       retrace), a load after it only inline (a replay with a side exit)
@@ -25,6 +27,33 @@ state a shortcut skips changes and the shortcut does not notice.
                       shadow_other_owner: the memo keeps the type's part across owners,
                       the dict of each owner is still read (a shadowing key in the
                       third of four owners a loop visits)
+  oracle_memo_traced  the traced-mode oracle's memo (tr_provcheck.c's table keyed by the
+                      type's tag and the dict's version): traced calls (a fresh jit each)
+                      with the world unchanged warm it; then a class attribute rebound
+                      (stale_class_attr) or an instance dict entry rewritten through
+                      __dict__ (stale_dict_write) to an equal object, which the fault
+                      serves stale, must raise ProvenanceError in the next traced call
+                      (without the fault: quiet, and equal to eager); checked to fail with
+                      the memo (resolve_traced's hit or resolve_instance_memo) ignoring the
+                      dict version or the type tag
+  record_inline       the recorder's plain steps inline (tr_record_step_fast): an opcode the
+                      replayer does not execute (UNPACK_SEQUENCE) still makes the trace
+                      unreusable, and under skip_getter_on_replay (which looks at every
+                      step) the fault still shows (eager and jit differ)
+  cache_name_text     the attribute cache compares names by pointer, then as interned
+                      strs, then by text: a store through an equal name built at run time
+                      (not interned) is the same name: eager and jit agree, and under
+                      stale_dict_write (whose memo only the protocol's own stores reach,
+                      found by name) the store still reaches the memo
+  cache_slot_read     the cache's re-resolution reads a slot at the member's offset: loads
+                      of set slots (an instance of a subclass too) served from the cache
+                      agree with eager, raise nothing, and see a slot deleted and set again
+  opaque_operands     the tracer's int/float test before tr_is_plain_operands (note_opaque):
+                      an int on the left and an object whose __radd__ stores a slot on the
+                      right still count as an escape, so the cached slot is forgotten and
+                      the next load sees the new value (no ProvenanceError); likewise
+                      FOR_ITER's range/list iterator test: a map iterator running a
+                      function that stores the slot still counts as an escape
   class_rebind_inline the inline guard's fast path (tr_guard_check_fast) trusts an
                       unchanged version tag: a class attribute rebound by a callee in the
                       middle of a replayed loop changes the tag (a new valid one once
@@ -363,6 +392,258 @@ def oracle_memo():
     return ok
 
 
+ORACLE_TRACED = {
+    "class_attr": ("stale_class_attr", """
+class C:
+    k = [1]
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for i in range(4):
+        t += len(c.k)
+    return t
+def change(c):
+    C.k = [1]
+""", "INPUT[0].k via class_attr"),
+    "dict_entry": ("stale_dict_write", """
+class C:
+    def __init__(self):
+        self.x = [0]
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for i in range(4):
+        t += len(c.x)
+    return t
+def change(c):
+    c.__dict__["x"] = [0]
+""", "INPUT[0].x via inst_dict"),
+}
+
+
+def traced_calls(ns, args, n):
+    """n traced calls: a fresh jit object each, so none replays."""
+    return [tfjit.jit(ns["program"])(*args) for _ in range(n)]
+
+
+def oracle_memo_traced():
+    ok = True
+    for name, (fault, src, chain) in ORACLE_TRACED.items():
+        tfjit.set_faults(fault)
+        try:
+            ns = fresh(src)
+            args = tuple(ns["make"]())
+            before = tfjit.stats()
+            traced_calls(ns, args, 4)
+            warm = stats_delta(before)
+            ns["change"](*args)
+            try:
+                traced_calls(ns, args, 1)
+                good, msg = False, f"no ProvenanceError after the change (warm {warm})"
+            except tfjit.ProvenanceError as e:
+                good, msg = chain in str(e), str(e)
+            if warm.get("replays", 0) or warm.get("provcheck.checked", 0) < 16:
+                good, msg = False, f"not warmed by traced calls: {warm}"
+        finally:
+            tfjit.set_faults("")
+        print(("ok   " if good else "FAIL ") + f"oracle_memo_traced.{name} ({fault}): {msg}")
+        ok = ok and good
+        ns = fresh(src)
+        args = tuple(ns["make"]())
+        traced_calls(ns, args, 4)
+        ns["change"](*args)
+        try:
+            r = traced_calls(ns, args, 1)[0]
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL oracle_memo_traced.{name} without the fault: {e}")
+            ok = False
+            continue
+        if r != ns["program"](*args):
+            print(f"FAIL oracle_memo_traced.{name} without the fault: {r}")
+            ok = False
+    return ok
+
+
+RECORD_INLINE_SRC = """
+LOG = []
+class C:
+    @property
+    def p(self):
+        LOG.append("p")
+        return [len(LOG)]
+def make():
+    return (C(), (1, 2))
+def program(c, pair):
+    t = 0
+    for i in range(3):
+        a, b = pair
+        t += a + b + i
+    return t
+def program2(c, pair):
+    return c.p
+"""
+
+
+def record_inline():
+    plan = [("call", "make")] * 3
+    ok, equal, delta = check("record_inline.opcode", RECORD_INLINE_SRC, plan,
+                             ["unreusable.opcode"])
+    if delta.get("replays", 0):
+        print(f"FAIL record_inline.opcode: replayed a trace with UNPACK_SEQUENCE {delta}")
+        ok = False
+    src = RECORD_INLINE_SRC.replace("def program(", "def program_unpack(").replace(
+        "def program2(", "def program(")
+    plan = [("call", "make")] * 3
+    _, equal, _ = check("record_inline.skip_getter", src, plan, (), faults="skip_getter_on_replay")
+    if equal:
+        print("FAIL record_inline.skip_getter: the fault went unseen (eager == jit)")
+        ok = False
+    else:
+        print("ok   record_inline.skip_getter: the fault shows")
+    return ok
+
+
+NAME_TEXT_SRC = """
+LOG = []
+class C:
+    def __init__(self):
+        self.xval = [0]
+def make():
+    return (C(),)
+def program(c):
+    out = []
+    for i in range(3):
+        out.append(c.xval)
+        setattr(c, "".join(["xv", "al"]), [i + 1])   # an equal name, not interned
+        out.append(c.xval)
+    return out
+"""
+
+
+def cache_name_text():
+    fresh(NAME_TEXT_SRC)                 # its code interns "xval"
+    name = "".join(["xv", "al"])
+    if sys.intern(name) is name:
+        print("FAIL cache_name_text: the run-time name is interned; the case tests nothing")
+        return False
+    plan = [("call", "make")] * 3
+    ok, _, _ = check("cache_name_text", NAME_TEXT_SRC, plan)
+    # Under stale_dict_write the memo across calls forgets only through the protocol's
+    # own stores (that fault's definition): found by text, the store reaches it.
+    _, equal, _ = check("cache_name_text.stale_dict_write", NAME_TEXT_SRC, plan, (),
+                        faults="stale_dict_write")
+    if not equal:
+        print("FAIL cache_name_text.stale_dict_write: a store through the equal name did not "
+              "reach the memo (eager and jit differ)")
+        ok = False
+    else:
+        print("ok   cache_name_text.stale_dict_write: the store reached the memo")
+    return ok
+
+
+SLOT_READ_SRC = """
+LOG = []
+class V:
+    __slots__ = ("x", "y")
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+class W(V):
+    __slots__ = ("z",)
+def unset(v):
+    del v.y
+    LOG.append("unset")
+def reset(v):
+    v.y = [9]
+def make():
+    return (V([1], [2]), W([3], [4]))
+def program(v, w):
+    t = []
+    for i in range(4):
+        t.append((v.x, v.y, w.x, w.y, v.x, w.y))
+    try:
+        unset(v)
+        t.append(v.y)
+    except AttributeError as e:
+        t.append(str(e))
+    reset(v)
+    t.append((v.y, v.y))
+    return t
+"""
+
+
+def cache_slot_read():
+    plan = [("call", "make")] * 3
+    try:
+        ok, _, _ = check("cache_slot_read", SLOT_READ_SRC, plan)
+    except tfjit.ProvenanceError as e:
+        print(f"FAIL cache_slot_read: {e}")
+        ok = False
+    return ok
+
+
+OPAQUE_SRC = """
+LOG = []
+class V:
+    __slots__ = ("x",)
+class W:
+    def __init__(self, v):
+        self.v = v
+    def __radd__(self, other):
+        self.v.x = [other]
+        return other
+def make():
+    v = V()
+    v.x = [0]
+    return (v, W(v))
+def program(v, w):
+    out = []
+    for i in range(3):
+        a = v.x
+        t = i + w          # the cached v.x must be forgotten here
+        b = v.x
+        out.append((a, b, t))
+    return out
+"""
+
+
+OPAQUE_ITER_SRC = """
+LOG = []
+class V:
+    __slots__ = ("x", "__weakref__")
+    def bump(self, i):
+        self.x = [i]
+        return i
+def make():
+    v = V()
+    v.x = [0]
+    return (v,)
+def program(v):
+    t = 0
+    for i in map(v.bump, [1, 2, 3]):   # map's iterator runs bump natively
+        b = v.x                      # the cached v.x must be forgotten by FOR_ITER
+        t = t * 10 + b[0]
+        c = v.x                      # cached from the load above (nothing escaped)
+        t = t * 10 + c[0]
+    return t
+"""
+
+
+def opaque_operands():
+    plan = [("call", "make")] * 3
+    ok = True
+    for name, src in (("binary_op", OPAQUE_SRC), ("for_iter", OPAQUE_ITER_SRC)):
+        try:
+            good, _, _ = check(f"opaque_operands.{name}", src, plan)
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL opaque_operands.{name}: {e}")
+            good = False
+        ok = ok and good
+    return ok
+
+
 REBIND_INLINE_SRC = """
 LOG = []
 class C:
@@ -438,6 +719,8 @@ def dict_layouts():
 
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
+                                  oracle_memo_traced, record_inline, cache_name_text,
+                                  cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts]}
 
 if __name__ == "__main__":
