@@ -393,19 +393,8 @@ def oracle_memo():
 
 
 ORACLE_TRACED = {
-    "class_attr": ("stale_class_attr", """
-class C:
-    k = [1]
-def make():
-    return (C(),)
-def program(c):
-    t = 0
-    for i in range(4):
-        t += len(c.k)
-    return t
-def change(c):
-    C.k = [1]
-""", "INPUT[0].k via class_attr"),
+    # ORACLE's class_attr program, under the fault that skips it in a traced call
+    "class_attr": ("stale_class_attr",) + ORACLE["class_attr"][1:],
     "dict_entry": ("stale_dict_write", """
 class C:
     def __init__(self):
