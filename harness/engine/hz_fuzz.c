@@ -372,13 +372,14 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     /* A quarter byte-level: it reaches decodings no IR edit makes (a different class
      * count shifts every later choice) and it is all a source input can get. */
     if (hz_rng_below(&r, 4) != 0 || LLVMFuzzerMutate == NULL) {
-        /* Program size sets the rate (compiling is ~45% of an input): with a budget,
-         * IR edits must fit it, which makes hz_mutate_bytes shrink programs above it
-         * (docs/FUZZING.md, "Throughput"). */
+        /* A fresh program within libFuzzer's own limit (hz_mutate.h), else an edit. */
         uint64_t stream = hz_rng_next(&r);
         size_t n = hz_fresh_bytes(data, size, data, max_size, stream);
         if (n > 0)
             return n;
+        /* Program size sets the rate (compiling is ~45% of an input): with a budget,
+         * IR edits must fit it, which makes hz_mutate_bytes shrink programs above it
+         * (docs/FUZZING.md, "Throughput"). */
         size_t cap = edit_cap(size, max_size);
         n = hz_mutate_bytes(data, size, data, cap, stream);
         if (n > 0)

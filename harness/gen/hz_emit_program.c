@@ -196,15 +196,14 @@ emit_stmt(HzEmitter *e, int s)
     /* With param & 2, read first: a value a tracer cached before the store or the
      * delete is what a missed invalidation hands back (read-modify-write,
      * `obj.n += 1`, is the commonest shape in real code). */
-    case HZ_ACCESS_write_read:
-        if (st->param & 2)
+    case HZ_ACCESS_write_read: {
+        bool first = st->param & 2;
+        if (first)
             guarded_read(e, "v1", a, n);
         EMIT(e, "        %s.%s = (\"written\", %d)\n", a, n, st->param);
-        if (st->param & 2)
-            sink(e, s, in, "(v1, %s.%s)", a, n);
-        else
-            sink(e, s, in, "%s.%s", a, n);
+        sink(e, s, in, first ? "(v1, %s.%s)" : "%s.%s", a, n);
         break;
+    }
     case HZ_ACCESS_delete_read: {
         bool first = st->param & 2;
         if (first)

@@ -289,9 +289,6 @@ int main(int argc, char **argv)
     static Seed seeds[256];
     int n = load_seeds(argv[2], seeds, 256);
     CHECK(n >= 10, "need bytes seeds in %s", argv[2]);
-    /* What the edits do to size, without the fresh programs mixed in (generated
-     * ones are small half the time: mutate_fresh_test covers them). */
-    hz_fresh_one_in = 0;
     int rc = strcmp(argv[1], "focus") == 0 ? test_focus(seeds, n)
            : strcmp(argv[1], "bytes") == 0 ? test_bytes(seeds, n) : 2;
     for (int i = 0; i < n; i++)
