@@ -191,8 +191,13 @@ emit_state(HzEmitter *e, int a, bool twist)
                 EMIT(e, "    %s.%s = \"%s\"\n", an, n, n);
             break;
         case HZ_DESC_slot:
-            if (mem->variant == 0)
-                EMIT(e, "    %s.%s = %d  # a slot\n", an, n, mem->value);
+            /* make_other()'s instance has every slot's state flipped: a trace recorded
+             * on a set slot must not serve an unset one (or the reverse) */
+            if ((mem->variant == 0) != twist)
+                EMIT(e, "    %s.%s = %d  # a slot%s\n", an, n, mem->value,
+                     twist ? ", set here only" : "");
+            else if (twist)
+                EMIT(e, "    # %s.%s: a slot left unset here only\n", an, n);
             break;
         case HZ_DESC_module_like:
             if (mem->variant == 1 && p->nargs > 1) {

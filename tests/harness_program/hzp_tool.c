@@ -398,7 +398,7 @@ cmd_tags_parse(void)
 /* probe KIND VARIANT PATTERN: a hand-built program of one class with one member
  * and one statement, for checking that each kind behaves as DESIGN.md says. */
 static int
-cmd_probe(const char *kind, const char *variant, const char *pattern)
+cmd_probe(const char *kind, const char *variant, const char *pattern, bool other)
 {
     HzProgram *p = hz_decode(NULL, 0);
     int k = -1, a = -1;
@@ -417,6 +417,8 @@ cmd_probe(const char *kind, const char *variant, const char *pattern)
     p->classes[0].members[0].variant = (uint8_t)atoi(variant);
     p->classes[0].members[0].value = 7;
     p->stmts[0].pattern = (uint8_t)a;
+    if (other)   /* the third call on make_other()'s world (a dict shadow of the member) */
+        p->other_kind = HZ_OTHER_SHADOW;
     HzProgram *q = hz_program_clone(p);
     hz_program_normalize(q);
     if (!hz_program_equal(p, q))
@@ -563,7 +565,7 @@ main(int argc, char **argv)
     if (!strcmp(cmd, "tags-parse"))
         return cmd_tags_parse();
     if (!strcmp(cmd, "probe") && argc >= 5)
-        return cmd_probe(argv[2], argv[3], argv[4]);
+        return cmd_probe(argv[2], argv[3], argv[4], argc > 5 && !strcmp(argv[5], "other"));
     if (!strcmp(cmd, "dump-dir") && argc >= 4)
         return cmd_dump_dir(argv[2], n, argc > 4 ? argv[4] : NULL);
     if (!strcmp(cmd, "emit") || !strcmp(cmd, "emit-file")) {
