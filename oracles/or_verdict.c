@@ -655,7 +655,9 @@ decided:
         if (detail != NULL) {
             rin.hint_desc_kind = detail;
         }
-        out->report = or_report_build(&rin, out->kind, out->signature, &ctx);
+        out->report = out->kind == OR_OK && in->ok_report_empty
+                          ? strdup("")
+                          : or_report_build(&rin, out->kind, out->signature, &ctx);
     }
     if (out->signature == NULL || out->report == NULL) {
         or_verdict_clear(out);

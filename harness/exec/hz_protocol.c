@@ -658,6 +658,7 @@ decide:
     if (fast && have1)
         in.eager2 = &o1;
     in.target = havet ? &ot : NULL;
+    in.ok_report_empty = fast;   /* fast callers read only failures' reports */
     OrVerdict v;
     memset(&v, 0, sizeof v);
     int rc = or_verdict_decide(&in, &v);

@@ -72,7 +72,7 @@ HzCodeCacheStats hz_protocol_code_stats(const HzProtocol *p);
 
 /* Fast mode, for the in-process fuzz targets: an input whose eager run 1 and target
  * run agree (or that is INVALID) is decided without eager run 2, and its outcome
- * has no observation texts; every other input runs the full protocol again, so its
+ * has no observation texts (and, when OK, an empty report); every other input runs the full protocol again, so its
  * verdict, report and texts are those of the full protocol. Applies to calls
  * without hooks only. Off by default. */
 void hz_protocol_set_fast(HzProtocol *p, bool fast);
