@@ -1,0 +1,644 @@
+/* hz_assemble_test.c: functions assembled from their statements (hz_assemble.h).
+ * One case per argv[1]:
+ *   roundtrip  decoding and encoding a compiled code object gives back its co_code,
+ *              co_linetable and co_exceptiontable (hz_bytecode.h); the cache counts
+ *              and jump opcodes agree with Python's `opcode` module
+ *   identity   every def piece of COUNT generated programs (argv[2], default 3000)
+ *              and of the hand-written tricky functions below, assembled, equals the
+ *              piece compiled alone: module code and function code field by field
+ *              (co_code, co_consts recursively by constant key, co_names,
+ *              co_varnames, co_linetable, co_exceptiontable, co_stacksize, co_flags,
+ *              counts, names, first line); no difference is allowed (none is known)
+ *   fallback   pieces the assembler must refuse do fall back (NULL, no exception)
+ *   semantic   generated programs run through the protocol (identity target) with
+ *              and without the assembler: the same verdicts and observations */
+#include "hz_assemble.h"
+#include "hz_bytecode.h"
+#include "hz_codecache.h"
+#include "hz_embed.h"
+#include "hz_program.h"
+#include "../tf_check.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- comparison ---- */
+
+static int code_diff(PyObject *a, PyObject *b, char *why, size_t cap);
+
+/* 0 when two constants are equal (code objects field by field, tuples and
+ * frozensets element-wise through the constant key). */
+static int const_diff(PyObject *a, PyObject *b, char *why, size_t cap)
+{
+    if (PyCode_Check(a) && PyCode_Check(b))
+        return code_diff(a, b, why, cap);
+    if (PyTuple_CheckExact(a) && PyTuple_CheckExact(b)) {
+        if (PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b)) {
+            snprintf(why, cap, "tuple sizes");
+            return 1;
+        }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++)
+            if (const_diff(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i), why, cap))
+                return 1;
+        return 0;
+    }
+    PyObject *ka = _PyCode_ConstantKey(a), *kb = _PyCode_ConstantKey(b);
+    int eq = ka && kb ? PyObject_RichCompareBool(ka, kb, Py_EQ) : -1;
+    Py_XDECREF(ka);
+    Py_XDECREF(kb);
+    if (eq != 1) {
+        PyErr_Clear();
+        snprintf(why, cap, "constant %s vs %s", Py_TYPE(a)->tp_name, Py_TYPE(b)->tp_name);
+        return 1;
+    }
+    return 0;
+}
+
+static int obj_diff(const char *what, PyObject *a, PyObject *b, char *why, size_t cap)
+{
+    int eq = PyObject_RichCompareBool(a, b, Py_EQ);
+    if (eq != 1) {
+        PyErr_Clear();
+        snprintf(why, cap, "%s", what);
+        return 1;
+    }
+    return 0;
+}
+
+/* 0 when code objects a and b are the same compile; else 1 with why filled. */
+static int code_diff(PyObject *oa, PyObject *ob, char *why, size_t cap)
+{
+    PyCodeObject *a = (PyCodeObject *)oa, *b = (PyCodeObject *)ob;
+#define INT_FIELD(f) \
+    if (a->f != b->f) { snprintf(why, cap, #f " %d vs %d", a->f, b->f); return 1; }
+    INT_FIELD(co_argcount)
+    INT_FIELD(co_posonlyargcount)
+    INT_FIELD(co_kwonlyargcount)
+    INT_FIELD(co_stacksize)
+    INT_FIELD(co_flags)
+    INT_FIELD(co_firstlineno)
+    INT_FIELD(co_nlocals)
+    INT_FIELD(co_ncellvars)
+    INT_FIELD(co_nfreevars)
+#undef INT_FIELD
+    PyObject *ca = PyCode_GetCode(a), *cb = PyCode_GetCode(b);
+    int d = obj_diff("co_code", ca, cb, why, cap);
+    Py_XDECREF(ca);
+    Py_XDECREF(cb);
+    if (d || obj_diff("co_names", a->co_names, b->co_names, why, cap) ||
+        obj_diff("co_varnames", a->co_localsplusnames, b->co_localsplusnames, why, cap) ||
+        obj_diff("co_linetable", a->co_linetable, b->co_linetable, why, cap) ||
+        obj_diff("co_exceptiontable", a->co_exceptiontable, b->co_exceptiontable, why, cap) ||
+        obj_diff("co_name", a->co_name, b->co_name, why, cap) ||
+        obj_diff("co_qualname", a->co_qualname, b->co_qualname, why, cap) ||
+        obj_diff("co_filename", a->co_filename, b->co_filename, why, cap))
+        return 1;
+    if (PyTuple_GET_SIZE(a->co_consts) != PyTuple_GET_SIZE(b->co_consts)) {
+        snprintf(why, cap, "co_consts sizes %zd vs %zd", PyTuple_GET_SIZE(a->co_consts),
+                 PyTuple_GET_SIZE(b->co_consts));
+        return 1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a->co_consts); i++)
+        if (const_diff(PyTuple_GET_ITEM(a->co_consts, i), PyTuple_GET_ITEM(b->co_consts, i),
+                       why, cap)) {
+            size_t l = strlen(why);
+            snprintf(why + l, cap - l, " (co_consts[%zd])", i);
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- pieces ---- */
+
+typedef struct {
+    unsigned long defs, identical, fallback, differ;
+} Counts;
+
+/* Returns a new reference to piece [start, end) of source compiled alone at line. */
+static PyObject *compile_alone(const char *source, size_t start, size_t end, int line)
+{
+    size_t n = end - start;
+    char *buf = malloc((size_t)line + n);
+    memset(buf, '\n', (size_t)line - 1);
+    memcpy(buf + line - 1, source + start, n);
+    buf[line - 1 + n] = '\0';
+    PyObject *code = Py_CompileStringExFlags(buf, "<tfprog>", Py_file_input, NULL, 0);
+    free(buf);
+    return code;
+}
+
+/* Assembles each def piece of source and compares it with its compile. */
+static void check_source(HzAssembler *as, const char *label, const char *source, Counts *c,
+                         bool verbose)
+{
+    size_t starts[256];
+    int n = hz_codecache_cut(source, starts, 256);
+    if (n > 256)
+        n = 256;
+    size_t len = strlen(source);
+    int line = 1;
+    size_t counted = 0;
+    for (int i = 0; i < n; i++) {
+        size_t start = starts[i], end = i + 1 < n ? starts[i + 1] : len;
+        for (; counted < start; counted++)
+            line += source[counted] == '\n';
+        const char *p = source + start;
+        while (*p == '@') {   /* skip decorators to see the def */
+            p = strchr(p, '\n');
+            p = p ? p + 1 : source + len;
+        }
+        if (strncmp(p, "def ", 4) != 0)
+            continue;
+        c->defs++;
+        PyObject *want = compile_alone(source, start, end, line);
+        REQUIRE(want != NULL, "%s: piece %d does not compile", label, i);
+        PyObject *got = hz_assemble_piece(as, source + start, end - start, line, "<tfprog>");
+        if (got == NULL) {
+            REQUIRE(!PyErr_Occurred(), "%s: piece %d: assembler error", label, i);
+            c->fallback++;
+            if (verbose)
+                fprintf(stderr, "%s: piece %d (line %d) falls back: %s\n", label, i, line,
+                        hz_assembler_last_refusal(as));
+        }
+        else {
+            char why[256] = "";
+            if (code_diff(got, want, why, sizeof why) == 0) {
+                c->identical++;
+            }
+            else {
+                c->differ++;
+                fprintf(stderr, "%s: piece %d (line %d) differs: %s\n", label, i, line, why);
+                if (c->differ <= 3)
+                    fprintf(stderr, "%.*s\n", (int)(end - start), source + start);
+            }
+            Py_DECREF(got);
+        }
+        Py_DECREF(want);
+    }
+}
+
+/* Hand-written functions the generator does not write. */
+static const char tricky[] =
+    "import functools\n"
+    "G = 1\n"
+    "\n"
+    "def simple(a, b=2, *args, c, d=4, **kw):\n"
+    "    x = a + b\n"
+    "    y = x * 2\n"
+    "    return x, y\n"
+    "\n"
+    "def doc_only(a):\n"
+    "    \"\"\"doc\n"
+    "    on two lines\"\"\"\n"
+    "    return a\n"
+    "\n"
+    "def doc_none(a, /, b):\n"
+    "    'doc'\n"
+    "    x = None\n"
+    "    return x\n"
+    "\n"
+    "def read_before_bind(a):\n"
+    "    if a:\n"
+    "        print(v)\n"
+    "    v = 1\n"
+    "    w = v + 1\n"
+    "    return w\n"
+    "\n"
+    "def loops(n):\n"
+    "    total = 0\n"
+    "    for i in range(n):\n"
+    "        if i % 2:\n"
+    "            continue\n"
+    "        if i > 10:\n"
+    "            break\n"
+    "        total += i\n"
+    "    else:\n"
+    "        total = -1\n"
+    "    while n > 0:\n"
+    "        n -= 1\n"
+    "        if n == 3:\n"
+    "            break\n"
+    "    else:\n"
+    "        total += 100\n"
+    "    k = 0\n"
+    "    while True:\n"
+    "        k += 1\n"
+    "        if k > 3:\n"
+    "            break\n"
+    "    return total, k\n"
+    "\n"
+    "def tries(a):\n"
+    "    out = []\n"
+    "    try:\n"
+    "        try:\n"
+    "            out.append(1 / a)\n"
+    "        finally:\n"
+    "            out.append('f')\n"
+    "    except ZeroDivisionError as e:\n"
+    "        out.append(str(e))\n"
+    "    except (TypeError, ValueError):\n"
+    "        out.append('tv')\n"
+    "    else:\n"
+    "        out.append('else')\n"
+    "    finally:\n"
+    "        out.append('final')\n"
+    "    try:\n"
+    "        return out\n"
+    "    finally:\n"
+    "        out.append('late')\n"
+    "\n"
+    "def withs(path):\n"
+    "    import contextlib\n"
+    "    with contextlib.nullcontext(path) as p:\n"
+    "        x = p\n"
+    "    with contextlib.nullcontext(1), contextlib.nullcontext(2) as q:\n"
+    "        y = q\n"
+    "    return x, y\n"
+    "\n"
+    "def early(a):\n"
+    "    if a:\n"
+    "        return 1\n"
+    "    b = a + 1\n"
+    "    if b:\n"
+    "        return 2\n"
+    "    return 3\n"
+    "\n"
+    "def ends_with_if(a):\n"
+    "    x = a\n"
+    "    if x:\n"
+    "        x = 2\n"
+    "\n"
+    "def ends_small_return(a):\n"
+    "    x = [a]\n"
+    "    try:\n"
+    "        x.append(1)\n"
+    "    except ValueError:\n"
+    "        pass\n"
+    "    return x\n"
+    "\n"
+    "def ends_pass(a):\n"
+    "    x = a\n"
+    "    pass\n"
+    "\n"
+    "@functools.lru_cache(maxsize=None)\n"
+    "def decorated(\n"
+    "        a,\n"
+    "        b):  # a comment\n"
+    "    c = a\n"
+    "    return c + b\n"
+    "\n"
+    "def globals_first(a):\n"
+    "    global G, H\n"
+    "    global K  # another\n"
+    "    x = 1\n"
+    "    G = x\n"
+    "    del K\n"
+    "    return G\n"
+    "\n"
+    "def folds(a):\n"
+    "    x = (1, 2) + (a,)\n"
+    "    y = -1\n"
+    "    z = (-1, -2)\n"
+    "    t = a in (1, 2, 3)\n"
+    "    s = a in {1, 2, 3}\n"
+    "    w = [1, 2, 3, 4]\n"
+    "    return (x, y, z, t, s, w, (1, 2))\n"
+    "\n"
+    "def asserts(a):\n"
+    "    assert a, 'message'\n"
+    "    assert a > 0\n"
+    "    del a\n"
+    "    return 1\n"
+    "\n"
+    "def imports():\n"
+    "    import os\n"
+    "    from os import path, sep\n"
+    "    import os.path as op\n"
+    "    return os, path, sep, op\n"
+    "\n"
+    "def strings(a):\n"
+    "    s = f'{a!r:>10} and {a}'\n"
+    "    t = 'x' 'y'\n"
+    "    u = b'bytes'\n"
+    "    v = '''a\n"
+    "b''' + \"\\\"q\"\n"
+    "    return s, t, u, v, 1.5, 2j, ..., True, None, -0.0, 0.0\n"
+    "\n"
+    "def matchy(a):\n"
+    "    match a:\n"
+    "        case {'k': 1, 'j': b}:\n"
+    "            r = b\n"
+    "        case (1, 2, *rest):\n"
+    "            r = rest\n"
+    "        case str() | bytes():\n"
+    "            r = 's'\n"
+    "        case _:\n"
+    "            r = None\n"
+    "    return r\n"
+    "\n"
+    "def multiline_stmt(a):\n"
+    "    x = (a +\n"
+    "         1)\n"
+    "    y = [\n"
+    "        x,\n"
+    "        a,\n"
+    "    ]\n"
+    "    z = x + \\\n"
+    "        y[0]\n"
+    "    return x, y, z\n"
+    "\n"
+    "def semis(a):\n"
+    "    x = 1; y = 2\n"
+    "    return x + y\n"
+    "\n"
+    "def aug(a):\n"
+    "    a.x += 1\n"
+    "    a[0] += 1\n"
+    "    a.y, a.z = a.z, a.y\n"
+    "    x, *y = a\n"
+    "    return x, y\n"
+    "\n"
+    "def kwcalls(a):\n"
+    "    r = dict(a=1, b=a)\n"
+    "    s = sorted(a, key=len, reverse=True)\n"
+    "    return r, s, print(*a, **r)\n"
+    "\n"
+    "def with_in_try(a):\n"
+    "    try:\n"
+    "        with open(a) as f:\n"
+    "            return f.read()\n"
+    "    except OSError:\n"
+    "        return None\n"
+    "\n"
+    "def bool_ops(a, b):\n"
+    "    x = a and b or not a\n"
+    "    if a and b:\n"
+    "        y = 1\n"
+    "    elif a or b:\n"
+    "        y = 2\n"
+    "    else:\n"
+    "        y = 3\n"
+    "    z = 1 if a else 2\n"
+    "    return x, y, z, a < b < 3\n"
+    "\n"
+    "def loop_in_try(a):\n"
+    "    try:\n"
+    "        for x in a:\n"
+    "            if x:\n"
+    "                break\n"
+    "        else:\n"
+    "            return 0\n"
+    "    except TypeError:\n"
+    "        return -1\n"
+    "    for y in a:\n"
+    "        try:\n"
+    "            continue\n"
+    "        finally:\n"
+    "            pass\n"
+    "    return x\n"
+    "\n"
+    "def super_user(self):\n"
+    "    return super().x\n"
+    "\n"
+    "def raise_last(a):\n"
+    "    x = a\n"
+    "    raise ValueError(x)\n"
+    "\n"
+    "def return_none(a):\n"
+    "    x = a\n"
+    "    return\n"
+    "\n"
+    "def while_else_last(a):\n"
+    "    x = a\n"
+    "    while x:\n"
+    "        x -= 1\n"
+    "    else:\n"
+    "        x = 5\n"
+    "\n"
+    "def comments_between(a):\n"
+    "    # a comment\n"
+    "    x = a  # tf: tag\n"
+    "\n"
+    "# column-0 comment inside the body\n"
+    "    y = x\n"
+    "    return y\n"
+    "\n"
+    "def dead_code(a):\n"
+    "    x = 1\n"
+    "    return x\n"
+    "    y = 'dead'\n"
+    "    return y\n"
+    "\n"
+    "def unbound_only(a):\n"
+    "    print(zz)\n"
+    "    zz = 2\n"
+    "\n"
+    "def annotated(a: int, *, b: 'str' = 'x') -> list:\n"
+    "    x: int = a\n"
+    "    y: str\n"
+    "    return [x, b]\n"
+    "\n"
+    "def walrus(a):\n"
+    "    if (n := len(a)) > 2:\n"
+    "        m = n\n"
+    "    return n\n";
+
+/* A function with a long body: jumps over more than 255 code units need
+ * EXTENDED_ARG, and more than 256 constants and names need it for their opargs. */
+static char *long_function(void)
+{
+    size_t cap = 1 << 18, n = 0;
+    char *s = malloc(cap);
+    n += (size_t)snprintf(s + n, cap - n, "def long_one(a):\n    out = []\n");
+    n += (size_t)snprintf(s + n, cap - n, "    for i in range(3):\n");
+    for (int i = 0; i < 150; i++)
+        n += (size_t)snprintf(s + n, cap - n, "        out.append(a.attr_%d + %d)\n", i, i);
+    n += (size_t)snprintf(s + n, cap - n, "    if a:\n");
+    for (int i = 0; i < 150; i++)
+        n += (size_t)snprintf(s + n, cap - n, "        v%d = 'c%d'\n", i, i);
+    for (int i = 0; i < 300; i++)
+        n += (size_t)snprintf(s + n, cap - n,
+                              "    try:\n        out.append(g%d.x%d * %d.5)\n"
+                              "    except Exception as e:\n        out.append(('raised', %d))\n",
+                              i, i, i, i);
+    n += (size_t)snprintf(s + n, cap - n, "    return out, v1\n");
+    return s;
+}
+
+static int test_identity(unsigned long count)
+{
+    HzAssembler *as = hz_assembler_new();
+    Counts c = {0};
+    check_source(as, "tricky", tricky, &c, true);
+    char *lf = long_function();
+    check_source(as, "long", lf, &c, true);
+    free(lf);
+    Counts hand = c;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (unsigned long k = 0; k < count; k++) {
+        uint8_t buf[512];
+        size_t len = 64 + (size_t)(k % 448);
+        for (size_t i = 0; i < len; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            buf[i] = (uint8_t)x;
+        }
+        HzProgram *p = hz_decode(buf, len);
+        HzEmitOptions eo = {.no_main = k % 2 == 0};
+        char *src = hz_emit(p, &eo);
+        hz_program_free(p);
+        char label[32];
+        snprintf(label, sizeof label, "program %lu", k);
+        check_source(as, label, src, &c, false);
+        free(src);
+    }
+    HzAssembleStats st = hz_assembler_stats(as);
+    printf("hand-written: %lu defs, %lu identical, %lu fell back, %lu differ\n", hand.defs,
+           hand.identical, hand.fallback, hand.differ);
+    printf("all: %lu programs, %lu defs, %lu identical, %lu fell back, %lu differ; "
+           "statement cache %lu/%lu hits\n",
+           count, c.defs, c.identical, c.fallback, c.differ, st.block_hits, st.blocks);
+    CHECK(c.differ == 0, "%lu assembled functions differ from their compile", c.differ);
+    CHECK(c.identical >= c.defs * 9 / 10, "only %lu of %lu defs assembled", c.identical, c.defs);
+    hz_assembler_free(as);
+    return 0;
+}
+
+/* ---- decode/encode round trip ---- */
+
+static void roundtrip_code(PyCodeObject *co, unsigned long *n)
+{
+    HzBytecode b = {0};
+    REQUIRE(hz_bc_decode(co, &b) == 0, "%s does not decode", PyUnicode_AsUTF8(co->co_name));
+    PyObject *code, *lt, *et;
+    REQUIRE(hz_bc_encode(&b, co->co_firstlineno, &code, &lt, &et) == 0, "encode");
+    PyObject *orig = PyCode_GetCode(co);
+    CHECK(PyObject_RichCompareBool(code, orig, Py_EQ) == 1, "%s: co_code",
+          PyUnicode_AsUTF8(co->co_name));
+    CHECK(PyObject_RichCompareBool(lt, co->co_linetable, Py_EQ) == 1, "%s: co_linetable",
+          PyUnicode_AsUTF8(co->co_name));
+    CHECK(PyObject_RichCompareBool(et, co->co_exceptiontable, Py_EQ) == 1,
+          "%s: co_exceptiontable", PyUnicode_AsUTF8(co->co_name));
+    Py_DECREF(orig);
+    Py_DECREF(code);
+    Py_DECREF(lt);
+    Py_DECREF(et);
+    hz_bc_clear(&b);
+    (*n)++;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(co->co_consts); i++)
+        if (PyCode_Check(PyTuple_GET_ITEM(co->co_consts, i)))
+            roundtrip_code((PyCodeObject *)PyTuple_GET_ITEM(co->co_consts, i), n);
+}
+
+static int test_roundtrip(void)
+{
+    /* the tables against the opcode module */
+    PyObject *opcode = PyImport_ImportModule("opcode");
+    REQUIRE(opcode != NULL, "import opcode");
+    PyObject *caches = PyObject_GetAttrString(opcode, "_inline_cache_entries");
+    PyObject *jrel = PyObject_GetAttrString(opcode, "hasjrel");
+    REQUIRE(caches != NULL && jrel != NULL, "opcode tables");
+    for (int op = 0; op < 256; op++) {
+        PyObject *i = PyLong_FromLong(op);
+        int in_jrel = PySequence_Contains(jrel, i);
+        Py_DECREF(i);
+        CHECK(PyLong_AsLong(PyList_GET_ITEM(caches, op)) == hz_bc_caches(op),
+              "opcode %d: %ld caches, hz_bc_caches says %d", op,
+              PyLong_AsLong(PyList_GET_ITEM(caches, op)), hz_bc_caches(op));
+        CHECK(in_jrel == hz_bc_is_jump(op), "opcode %d: jump %d vs %d", op, in_jrel,
+              hz_bc_is_jump(op));
+    }
+    Py_DECREF(caches);
+    Py_DECREF(jrel);
+    Py_DECREF(opcode);
+    unsigned long n = 0;
+    PyObject *co = Py_CompileStringExFlags(tricky, "<t>", Py_file_input, NULL, 0);
+    REQUIRE(co != NULL, "tricky compiles");
+    roundtrip_code((PyCodeObject *)co, &n);
+    Py_DECREF(co);
+    char *lf = long_function();
+    co = Py_CompileStringExFlags(lf, "<t>", Py_file_input, NULL, 0);
+    free(lf);
+    REQUIRE(co != NULL, "long compiles");
+    roundtrip_code((PyCodeObject *)co, &n);
+    Py_DECREF(co);
+    /* and the stdlib modules already imported */
+    PyObject *mods = PyImport_GetModuleDict();
+    PyObject *vals = PyDict_Values(mods);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(vals); i++) {
+        PyObject *d = PyModule_Check(PyList_GET_ITEM(vals, i))
+                          ? PyModule_GetDict(PyList_GET_ITEM(vals, i)) : NULL;
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (d != NULL && PyDict_Next(d, &pos, &k, &v))
+            if (PyFunction_Check(v))
+                roundtrip_code((PyCodeObject *)PyFunction_GET_CODE(v), &n);
+    }
+    Py_DECREF(vals);
+    printf("%lu code objects round-tripped\n", n);
+    CHECK(n > 200, "only %lu code objects", n);
+    return 0;
+}
+
+/* ---- fallbacks ---- */
+
+static int test_fallback(void)
+{
+    static const char *const refused[] = {
+        "def f(a):\n    def g():\n        return a\n    return g\n",            /* closure */
+        "def f(a):\n    x = 1\n    yield x\n",                                 /* generator */
+        "def f(a):\n    g = lambda: 1\n    return g\n",                        /* lambda */
+        "def f(a):\n    return [x for x in a]\n",                              /* comprehension */
+        "def f(a):\n    class C:\n        pass\n    return C\n",               /* class */
+        "def f(a):\n    nonlocal b\n    return a\n",                           /* nonlocal */
+        "def f(a): return a\n",                                                /* body on def line */
+        "def f(a):\n    x = 1\n    'not a docstring'\n    return x\n",          /* string stmt */
+        "def f(a):\n    x = 1\n    global G\n    G = x\n",                      /* late global */
+        "async def f(a):\n    await a\n",                                       /* async */
+        "def f(a):\n\tx = 1\n\treturn x\n",                                    /* tabs */
+        "def f(a):\n    x = 1\n    return __tf_stmt_end__\n",                  /* our names */
+        "def f(a):\n    x = 1\n    return y(\n",                               /* no compile */
+        "def f(a):\n    f'doc'\n    return a\n",                               /* f-string first */
+        "class C:\n    pass\n",                                                /* not a def */
+    };
+    HzAssembler *as = hz_assembler_new();
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        PyObject *r = hz_assemble_piece(as, refused[i], strlen(refused[i]), 1, "<t>");
+        CHECK(r == NULL && !PyErr_Occurred(), "case %zu was not refused: %s", i, refused[i]);
+        printf("case %zu refused: %s\n", i, hz_assembler_last_refusal(as));
+        Py_XDECREF(r);
+        PyErr_Clear();
+    }
+    /* and a plain function is taken */
+    const char ok[] = "def f(a):\n    x = a\n    return x\n";
+    PyObject *r = hz_assemble_piece(as, ok, strlen(ok), 3, "<t>");
+    CHECK(r != NULL, "a plain function was refused: %s", hz_assembler_last_refusal(as));
+    Py_XDECREF(r);
+    hz_assembler_free(as);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: hz_assemble_test roundtrip|identity [COUNT]|fallback\n");
+        return 2;
+    }
+    char err[512];
+    HzEmbedConfig ec = {0};
+    REQUIRE(hz_embed_init(&ec, err, sizeof err) == 0, "embed: %s", err);
+    if (strcmp(argv[1], "roundtrip") == 0)
+        test_roundtrip();
+    else if (strcmp(argv[1], "identity") == 0)
+        test_identity(argc > 2 ? strtoul(argv[2], NULL, 10) : 3000);
+    else if (strcmp(argv[1], "fallback") == 0)
+        test_fallback();
+    else {
+        fprintf(stderr, "unknown case %s\n", argv[1]);
+        return 2;
+    }
+    return tf_failures != 0;
+}
