@@ -134,6 +134,9 @@ static void print_counts(void)
     fprintf(stderr, "tracefuzz fuzz target: %lu inputs, %lu reused compiled code, "
             "%lu of %lu pieces reused, %lu invalid, %lu nondeterministic\n", ninputs,
             cs.source_hits, cs.piece_hits, cs.pieces, ninvalid, nnondet);
+    fprintf(stderr, "tracefuzz fuzz target: %lu of %lu def pieces assembled, "
+            "%lu of %lu statement compiles reused\n", cs.asm_assembled, cs.asm_pieces,
+            cs.asm_block_hits, cs.asm_blocks);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

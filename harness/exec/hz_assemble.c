@@ -489,11 +489,12 @@ done:
 
 /* ---- the blocks ---- */
 
-/* The parameters of a function (a tuple of str), or of a wrapper. */
+/* A piece being assembled: its text, cut, file and parameters. */
 typedef struct {
     const char *text;
     size_t n;
     const Cut *cut;
+    const char *filename;   /* for the compiler's warnings only: not in the block key */
     PyObject *params;   /* borrowed: the stub's parameter names (a tuple) */
 } Piece;
 
@@ -551,7 +552,7 @@ HZ_NO_COVERAGE static PyCodeObject *get_block(HzAssembler *a, const Piece *pc, i
         PyErr_NoMemory();
         return NULL;
     }
-    PyObject *code = cached_compile(a, b.p, b.n, b.p, 0, "<tf-stmt>", true);
+    PyObject *code = cached_compile(a, b.p, b.n, b.p, 0, pc->filename, true);
     free(b.p);
     return (PyCodeObject *)code;
 }
@@ -1012,7 +1013,7 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
     params = PyTuple_GetSlice(fn->co_localsplusnames, 0, nparams);
     if (params == NULL)
         goto done;
-    Piece pc = {text, n, &cut, params};
+    Piece pc = {text, n, &cut, filename, params};
     /* the blocks, then again with extra locals where a statement reads one that
      * another binds */
     codes = calloc((size_t)N, sizeof *codes);

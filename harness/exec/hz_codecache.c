@@ -8,6 +8,7 @@
  * invisible to programs), so one code object serves every run of every input that
  * has the piece, as it already served the three runs of one input. */
 #include "hz_codecache.h"
+#include "hz_assemble.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@ struct HzCodeCache {
     Entry sources[HZ_SOURCE_SLOTS];
     Entry pieces[HZ_PIECE_SLOTS];
     HzCodeCacheStats stats;
+    HzAssembler *assembler;   /* NULL: TRACEFUZZ_ASSEMBLE=0 */
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)
@@ -99,6 +101,9 @@ HZ_NO_COVERAGE HzCodeCache *hz_codecache_new(void)
     HzCodeCache *c = calloc(1, sizeof *c);
     if (c == NULL)
         abort();
+    const char *env = getenv("TRACEFUZZ_ASSEMBLE");
+    if (env == NULL || strcmp(env, "0") != 0)
+        c->assembler = hz_assembler_new();
     return c;
 }
 
@@ -110,12 +115,21 @@ HZ_NO_COVERAGE void hz_codecache_free(HzCodeCache *c)
         entry_clear(&c->sources[i]);
     for (int i = 0; i < HZ_PIECE_SLOTS; i++)
         entry_clear(&c->pieces[i]);
+    hz_assembler_free(c->assembler);
     free(c);
 }
 
 HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
 {
-    return c->stats;
+    HzCodeCacheStats s = c->stats;
+    if (c->assembler != NULL) {
+        HzAssembleStats a = hz_assembler_stats(c->assembler);
+        s.asm_pieces = a.pieces;
+        s.asm_assembled = a.assembled;
+        s.asm_blocks = a.blocks;
+        s.asm_block_hits = a.block_hits;
+    }
+    return s;
 }
 
 /* ---- the cut ---- */
@@ -233,6 +247,18 @@ HZ_NO_COVERAGE static PyObject *compile_piece(const char *source, size_t start, 
     return code;
 }
 
+/* A piece that is a top-level def (after its decorators): one for the assembler. */
+HZ_NO_COVERAGE static bool is_def_piece(const char *s, const char *end)
+{
+    while (s < end && *s == '@') {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (nl == NULL)
+            return false;
+        s = nl + 1;
+    }
+    return end - s > 4 && memcmp(s, "def ", 4) == 0;
+}
+
 /* Returns a new reference to the 1-tuple of the whole source's code, or NULL. */
 HZ_NO_COVERAGE static PyObject *compile_whole(const char *source, const char *filename)
 {
@@ -275,7 +301,14 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
             Py_INCREF(code);
         }
         else {
-            code = compile_piece(source, start, end, line, filename);
+            code = NULL;
+            if (c->assembler != NULL && is_def_piece(text, source + end)) {
+                code = hz_assemble_piece(c->assembler, text, end - start, line, filename);
+                if (code == NULL)
+                    PyErr_Clear();   /* out of memory there: the compile may still do */
+            }
+            if (code == NULL)
+                code = compile_piece(source, start, end, line, filename);
             if (code == NULL) {   /* not cuttable here, or not Python at all */
                 Py_DECREF(tuple);
                 PyErr_Clear();

@@ -16,7 +16,12 @@
  *
  * A source the cut cannot be trusted on (`from __future__`, an encoding
  * declaration, or a piece that does not compile alone although the whole does, e.g.
- * a string spanning a cut) is compiled whole, as one piece. Compile errors are those of the whole source. */
+ * a string spanning a cut) is compiled whole, as one piece. Compile errors are those of the whole source.
+ *
+ * A top-level `def` piece that is not cached is assembled from its statements
+ * compiled apart and cached by text (hz_assemble.h): the code object is the piece's
+ * compile byte for byte, so exact lookups take it too. TRACEFUZZ_ASSEMBLE=0 (read
+ * by hz_codecache_new) compiles def pieces whole. */
 #ifndef HZ_CODECACHE_H
 #define HZ_CODECACHE_H
 
@@ -41,6 +46,9 @@ typedef struct {
     unsigned long source_hits;   /* the whole source was cached */
     unsigned long pieces;        /* pieces looked up on source misses */
     unsigned long piece_hits;    /* of those, already compiled */
+    /* def pieces not cached: offered to the assembler (hz_assemble.h), assembled,
+     * and its statement compiles looked up and found */
+    unsigned long asm_pieces, asm_assembled, asm_blocks, asm_block_hits;
 } HzCodeCacheStats;
 
 /* Never returns NULL (aborts on out-of-memory). CPython must be initialised for
