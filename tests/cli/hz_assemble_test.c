@@ -16,7 +16,10 @@
 #include "hz_bytecode.h"
 #include "hz_codecache.h"
 #include "hz_embed.h"
+#include "hz_mutate.h"
 #include "hz_program.h"
+#include "hz_protocol.h"
+#include "hz_target.h"
 #include "../tf_check.h"
 
 #include <stdint.h>
@@ -621,10 +624,88 @@ static int test_fallback(void)
     return 0;
 }
 
+/* ---- the protocol with and without the assembler ---- */
+
+/* Equal texts up to object addresses (`<tuple object at 0x7f...>` in a tracer
+ * message differs between any two runs). */
+static bool same_str(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    while (*a != '\0' && *a == *b) {
+        if (a[0] == '0' && a[1] == 'x') {
+            a += 2;
+            b += 2;
+            while (strchr("0123456789abcdef", *a) != NULL && *a != '\0')
+                a++;
+            while (strchr("0123456789abcdef", *b) != NULL && *b != '\0')
+                b++;
+            continue;
+        }
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+/* COUNT inputs of a mutation chain (each the mutation of the one before, as the
+ * fuzz loop makes them: most differ from their parent in one statement) through
+ * the full protocol on target spec, compiled whole and assembled. */
+static void semantic_target(const char *spec, unsigned long count)
+{
+    char err[1024];
+    HzTarget t;
+    REQUIRE(hz_target_load(spec, NULL, &t, err, sizeof err) == 0, "target %s: %s", spec, err);
+    setenv("TRACEFUZZ_ASSEMBLE", "0", 1);
+    HzProtocol *whole = hz_protocol_new(&t);
+    unsetenv("TRACEFUZZ_ASSEMBLE");
+    HzProtocol *asm_ = hz_protocol_new(&t);
+    uint8_t cur[4096], next[4096];
+    size_t n = 96;
+    for (size_t i = 0; i < n; i++)
+        cur[i] = (uint8_t)(i * 37 + 11);
+    unsigned long same = 0, ok = 0;
+    for (unsigned long k = 0; k < count; k++) {
+        size_t m = hz_mutate_bytes(cur, n, next, sizeof next, 1000 + k);
+        if (m > 0 && m < 400) {
+            memcpy(cur, next, m);
+            n = m;
+        }
+        HzProgram *p = hz_decode(cur, n);
+        HzEmitOptions eo = {.no_main = true};
+        char *src = hz_emit(p, &eo);
+        hz_program_free(p);
+        HzOutcome a = {0}, b = {0};
+        REQUIRE(hz_protocol_run(whole, src, "<tfprog>", NULL, &a) == 0, "run");
+        REQUIRE(hz_protocol_run(asm_, src, "<tfprog>", NULL, &b) == 0, "run");
+        bool eq = a.kind == b.kind && same_str(a.signature, b.signature) &&
+                  same_str(a.report, b.report);
+        for (int i = 0; i < 3; i++)
+            eq = eq && same_str(a.obs_text[i], b.obs_text[i]);
+        same += eq;
+        ok += a.kind == OR_OK;
+        CHECK(eq, "%s: input %lu: verdict/report/observations differ (%s vs %s)", spec, k,
+              a.signature ? a.signature : "-", b.signature ? b.signature : "-");
+        if (!eq && getenv("TF_ASM_DEBUG") != NULL)
+            fprintf(stderr, "--- whole:\n%s\n--- assembled:\n%s\n", a.report, b.report);
+        hz_outcome_clear(&a);
+        hz_outcome_clear(&b);
+        free(src);
+    }
+    HzCodeCacheStats cs = hz_protocol_code_stats(asm_);
+    printf("%s: %lu inputs, %lu alike (%lu OK); assembled %lu of %lu def pieces, "
+           "statement compiles %lu of %lu reused\n", spec, count, same, ok, cs.asm_assembled,
+           cs.asm_pieces, cs.asm_block_hits, cs.asm_blocks);
+    CHECK(cs.asm_assembled > count / 2, "the assembler was hardly used");
+    hz_protocol_free(whole);
+    hz_protocol_free(asm_);
+    hz_target_clear(&t);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: hz_assemble_test roundtrip|identity [COUNT]|fallback\n");
+        fprintf(stderr, "usage: hz_assemble_test roundtrip|identity [COUNT]|fallback|semantic [COUNT]\n");
         return 2;
     }
     char err[512];
@@ -636,6 +717,17 @@ int main(int argc, char **argv)
         test_identity(argc > 2 ? strtoul(argv[2], NULL, 10) : 3000);
     else if (strcmp(argv[1], "fallback") == 0)
         test_fallback();
+    else if (strcmp(argv[1], "semantic") == 0) {
+        unsigned long count = argc > 2 ? strtoul(argv[2], NULL, 10) : 300;
+        semantic_target("identity", count);
+        semantic_target("builtin", count);
+        /* and with faults, for findings whose reports hold tracebacks and lines */
+        REQUIRE(PyRun_SimpleString("import tfjit\n"
+                                   "tfjit.set_faults('dict_before_data_desc,stale_class_attr,"
+                                   "no_getattr_after_getter_error,getattribute_ignored')\n") == 0,
+                "set_faults");
+        semantic_target("builtin", count);
+    }
     else {
         fprintf(stderr, "unknown case %s\n", argv[1]);
         return 2;
