@@ -648,6 +648,46 @@ static bool same_str(const char *a, const char *b)
     return *a == *b;
 }
 
+/* The line events of make() and program() (sys.settrace: call, line, exception,
+ * return with f_lineno) run from the module codes (a tuple), as a new reference
+ * to a list; the result itself only by type name (its repr may hold addresses). */
+static PyObject *line_events(PyObject *codes)
+{
+    static PyObject *fn;
+    if (fn == NULL) {
+        PyObject *ns = PyDict_New();
+        PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins());
+        PyObject *r = PyRun_String(
+            "import sys\n"
+            "def tf_line_events(codes):\n"
+            "    ns = {'__name__': 'tfprog', '__builtins__': __builtins__}\n"
+            "    for c in codes:\n"
+            "        exec(c, ns)\n"
+            "    ev = []\n"
+            "    def tr(frame, event, arg):\n"
+            "        if frame.f_code.co_filename != '<tfprog>':\n"
+            "            return None\n"
+            "        ev.append((frame.f_code.co_name, event, frame.f_lineno))\n"
+            "        return tr\n"
+            "    sys.settrace(tr)\n"
+            "    try:\n"
+            "        r = ns['program'](*ns['make']())\n"
+            "        ev.append(type(r).__name__)\n"
+            "    except Exception as e:\n"
+            "        ev.append(type(e).__name__)\n"
+            "    finally:\n"
+            "        sys.settrace(None)\n"
+            "    return ev\n",
+            Py_file_input, ns, ns);
+        REQUIRE(r != NULL, "line_events helper");
+        Py_DECREF(r);
+        fn = PyDict_GetItemString(ns, "tf_line_events");
+        Py_INCREF(fn);
+        Py_DECREF(ns);
+    }
+    return PyObject_CallOneArg(fn, codes);
+}
+
 /* COUNT inputs of a mutation chain (each the mutation of the one before, as the
  * fuzz loop makes them: most differ from their parent in one statement) through
  * the full protocol on target spec, compiled whole and assembled. */
@@ -660,6 +700,11 @@ static void semantic_target(const char *spec, unsigned long count)
     HzProtocol *whole = hz_protocol_new(&t);
     unsetenv("TRACEFUZZ_ASSEMBLE");
     HzProtocol *asm_ = hz_protocol_new(&t);
+    setenv("TRACEFUZZ_ASSEMBLE", "0", 1);
+    HzCodeCache *cw = hz_codecache_new();
+    unsetenv("TRACEFUZZ_ASSEMBLE");
+    HzCodeCache *ca = hz_codecache_new();
+    unsigned long lines_same = 0;
     uint8_t cur[4096], next[4096];
     size_t n = 96;
     for (size_t i = 0; i < n; i++)
@@ -686,6 +731,18 @@ static void semantic_target(const char *spec, unsigned long count)
         ok += a.kind == OR_OK;
         CHECK(eq, "%s: input %lu: verdict/report/observations differ (%s vs %s)", spec, k,
               a.signature ? a.signature : "-", b.signature ? b.signature : "-");
+        PyObject *codes_w = hz_codecache_get(cw, src, "<tfprog>", true);
+        PyObject *codes_a = hz_codecache_get(ca, src, "<tfprog>", true);
+        REQUIRE(codes_w != NULL && codes_a != NULL, "codes");
+        PyObject *ev_w = line_events(codes_w), *ev_a = line_events(codes_a);
+        REQUIRE(ev_w != NULL && ev_a != NULL, "line events");
+        int leq = PyObject_RichCompareBool(ev_w, ev_a, Py_EQ);
+        lines_same += leq == 1;
+        CHECK(leq == 1, "%s: input %lu: line events differ", spec, k);
+        Py_DECREF(codes_w);
+        Py_DECREF(codes_a);
+        Py_DECREF(ev_w);
+        Py_DECREF(ev_a);
         if (!eq && getenv("TF_ASM_DEBUG") != NULL)
             fprintf(stderr, "--- whole:\n%s\n--- assembled:\n%s\n", a.report, b.report);
         hz_outcome_clear(&a);
@@ -693,12 +750,14 @@ static void semantic_target(const char *spec, unsigned long count)
         free(src);
     }
     HzCodeCacheStats cs = hz_protocol_code_stats(asm_);
-    printf("%s: %lu inputs, %lu alike (%lu OK); assembled %lu of %lu def pieces, "
-           "statement compiles %lu of %lu reused\n", spec, count, same, ok, cs.asm_assembled,
+    printf("%s: %lu inputs, %lu alike (%lu OK), %lu with the same line events; assembled %lu of %lu def pieces, "
+           "statement compiles %lu of %lu reused\n", spec, count, same, ok, lines_same, cs.asm_assembled,
            cs.asm_pieces, cs.asm_block_hits, cs.asm_blocks);
     CHECK(cs.asm_assembled > count / 2, "the assembler was hardly used");
     hz_protocol_free(whole);
     hz_protocol_free(asm_);
+    hz_codecache_free(cw);
+    hz_codecache_free(ca);
     hz_target_clear(&t);
 }
 
