@@ -10,6 +10,7 @@
  *              co_varnames, co_linetable, co_exceptiontable, co_stacksize, co_flags,
  *              counts, names, first line); no difference is allowed (none is known)
  *   fallback   pieces the assembler must refuse do fall back (NULL, no exception)
+ *   no_leak    rounds of assembling leak no Python objects
  *   semantic   generated programs run through the protocol (identity target) with
  *              and without the assembler: the same verdicts and observations */
 #include "hz_assemble.h"
@@ -761,10 +762,46 @@ static void semantic_target(const char *spec, unsigned long count)
     hz_target_clear(&t);
 }
 
+/* sys.getallocatedblocks() (pymalloc's count of live blocks; 0 under malloc). */
+static Py_ssize_t allocated_blocks(void)
+{
+    PyObject *sys = PyImport_ImportModule("sys");
+    PyObject *r = sys ? PyObject_CallMethod(sys, "getallocatedblocks", NULL) : NULL;
+    Py_XDECREF(sys);
+    Py_ssize_t n = r ? PyLong_AsSsize_t(r) : -1;
+    Py_XDECREF(r);
+    return n;
+}
+
+/* Assembling (with misses and hits, refusals included) leaks no references: the
+ * live block count stays flat over rounds of a fresh assembler each. */
+static int test_no_leak(void)
+{
+    Py_ssize_t before = 0;
+    for (int round = 0; round < 150; round++) {
+        if (round == 50) {
+            PyGC_Collect();
+            before = allocated_blocks();
+        }
+        HzAssembler *as = hz_assembler_new();
+        Counts c = {0};
+        check_source(as, "tricky", tricky, &c, false);
+        check_source(as, "tricky", tricky, &c, false);   /* from the statement cache */
+        HzAssembleStats st = hz_assembler_stats(as);
+        REQUIRE(c.differ == 0 && st.block_hits > 0, "round %d", round);
+        hz_assembler_free(as);
+    }
+    PyGC_Collect();
+    Py_ssize_t after = allocated_blocks();
+    printf("allocated blocks %zd -> %zd over 100 rounds\n", before, after);
+    CHECK(after - before < 200, "%zd blocks more after 100 rounds", after - before);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: hz_assemble_test roundtrip|identity [COUNT]|fallback|semantic [COUNT]\n");
+        fprintf(stderr, "usage: hz_assemble_test roundtrip|identity [COUNT]|fallback|no_leak|semantic [COUNT]\n");
         return 2;
     }
     char err[512];
@@ -776,6 +813,8 @@ int main(int argc, char **argv)
         test_identity(argc > 2 ? strtoul(argv[2], NULL, 10) : 3000);
     else if (strcmp(argv[1], "fallback") == 0)
         test_fallback();
+    else if (strcmp(argv[1], "no_leak") == 0)
+        test_no_leak();
     else if (strcmp(argv[1], "semantic") == 0) {
         unsigned long count = argc > 2 ? strtoul(argv[2], NULL, 10) : 300;
         semantic_target("identity", count);
