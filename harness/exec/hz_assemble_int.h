@@ -1,0 +1,85 @@
+/* hz_assemble_int.h: what hz_assemble.c, hz_assemble_cut.c and hz_assemble_link.c
+ * share (private to them; the promise is hz_assemble.h). */
+#ifndef HZ_ASSEMBLE_INT_H
+#define HZ_ASSEMBLE_INT_H
+
+#include "hz_bytecode.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HZ_MAX_STMTS 1024   /* more statements than this: compiled whole */
+#define SENTINEL "__tf_stmt_end__"
+#define MARK "\x00tf-end"
+#define MARK_SRC "'\\x00tf-end'"
+
+/* A small byte buffer, NUL-terminated (the emitter's hz_sbuf is instrumented code);
+ * failed: out of memory, the content is incomplete. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+    bool failed;
+} Buf;
+
+void hz_asm_buf_add(Buf *b, const char *s, size_t n);
+void hz_asm_buf_str(Buf *b, const char *s);
+void hz_asm_buf_pyname(Buf *b, PyObject *name);   /* a str's UTF-8 */
+
+/* ---- hz_assemble_cut.c: the cut ---- */
+
+typedef struct {
+    size_t start, end;   /* a span of the piece */
+    int line;            /* 0-based line of start in the piece */
+} Span;
+
+typedef struct {
+    size_t header_end;   /* the header: text[0..header_end) */
+    int body_line;       /* 0-based line of the first body line */
+    int indent;          /* of the body */
+    Span doc;            /* doc.end == doc.start: none */
+    Buf globals;         /* "a, b, " (each name followed by ", ") */
+    Span *stmts;         /* malloc'd */
+    int nstmts;
+    int end_line;        /* 0-based line of the body's last character ... */
+    int end_col;         /* ... and its column + 1: where the def statement ends */
+} Cut;
+
+size_t hz_asm_count_lines(const char *s, size_t n);   /* newlines in s[0..n) */
+/* Cuts the def piece text[0..n); returns 0, or -1 with *refusal set to why not.
+ * cut->stmts and cut->globals.p are malloc'd either way (the caller frees them). */
+int hz_asm_cut(const char **refusal, const char *text, size_t n, Cut *cut);
+
+/* ---- hz_assemble_link.c: the blocks put together ---- */
+
+/* Values in order with their index by key. */
+typedef struct {
+    PyObject *list;    /* owned */
+    PyObject *index;   /* owned: key -> int */
+} Table;
+
+int hz_asm_table_init(Table *t);   /* 0, or -1 with an exception */
+void hz_asm_table_clear(Table *t);
+/* Returns value's index (appended when its key is new), or -1 with an exception.
+ * key: borrowed; NULL for the constant key of value (_PyCode_ConstantKey). */
+int hz_asm_table_add(Table *t, PyObject *value, PyObject *key);
+/* Index of the sentinel's marker constant in co_consts, or -1. */
+Py_ssize_t hz_asm_mark_index(PyCodeObject *co);
+
+/* What the assembly keeps while it walks the blocks. */
+typedef struct {
+    HzBytecode out;
+    PyObject **cobj;     /* per instruction of out: its constant (borrowed) or NULL */
+    int cobj_cap;
+    Table consts, names, varnames;
+    PyObject *folded;    /* owned list: constants numbered after all others */
+    int stacksize;
+} Asm;
+
+/* Appends block co (its statement's first line wline of wlines in the wrapper, fline
+ * in the file; extras: its extra locals or NULL; last: compiled without sentinel;
+ * cg_end: for the last, where its code-generation constants end; nparams: the
+ * function's) to s. Returns 0, 1 to refuse (*refusal set), -1 with an exception. */
+int hz_asm_add_block(const char **refusal, Asm *s, PyCodeObject *co, int wline, int wlines,
+                     int fline, PyObject *extras, bool last, Py_ssize_t cg_end, int nparams);
+
+#endif
