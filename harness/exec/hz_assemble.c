@@ -53,17 +53,27 @@
 /* Statement blocks kept: program() has ~15-35 statements, and the fuzz loop's inputs
  * come from all over its corpus (see docs/PERFORMANCE.md for the hit rates and RSS). */
 #define HZ_BLOCK_SLOTS 4096
+/* Base hashes of statements seen in pieces compiled whole (direct-mapped). */
+#define HZ_SEEN_SLOTS 16384
+
 typedef struct {
     uint64_t hash;
     char *key;         /* malloc'd; NULL for an empty slot */
     size_t len;
     PyObject *code;    /* owned: a block's function code, or a stub's module code */
+    /* blocks only (NULL for stubs): */
+    PyObject *extras;  /* owned list of str: the extra locals code was compiled with */
+    PyObject *g0;      /* owned set: the names the statement uses as globals alone */
+    PyObject *bound;   /* owned set: the names it binds */
+    int wline;         /* the statement's first line in what code was compiled from */
 } Slot;
 
 struct HzAssembler {
     Slot slots[HZ_BLOCK_SLOTS];
+    uint64_t seen[HZ_SEEN_SLOTS];
     HzAssembleStats stats;
     const char *refusal;
+    bool no_gate;
 };
 
 /* ---- the block cache ---- */
@@ -74,6 +84,44 @@ HZ_NO_COVERAGE static uint64_t fnv(const char *s, size_t n)
     for (size_t i = 0; i < n; i++)
         h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
     return h;
+}
+
+HZ_NO_COVERAGE static void slot_clear(Slot *s)
+{
+    free(s->key);
+    Py_CLEAR(s->code);
+    Py_CLEAR(s->extras);
+    Py_CLEAR(s->g0);
+    Py_CLEAR(s->bound);
+    memset(s, 0, sizeof *s);
+}
+
+/* The slot holding key (counted as a lookup), or NULL. */
+HZ_NO_COVERAGE static Slot *slot_find(HzAssembler *a, const char *key, size_t len, uint64_t h)
+{
+    Slot *s = &a->slots[h % HZ_BLOCK_SLOTS];
+    a->stats.blocks++;
+    if (s->key != NULL && s->hash == h && s->len == len && memcmp(s->key, key, len) == 0) {
+        a->stats.block_hits++;
+        return s;
+    }
+    return NULL;
+}
+
+/* key's slot emptied and keyed (its former entry evicted), or NULL on out-of-memory
+ * (nothing stored then: the caller goes on without caching). */
+HZ_NO_COVERAGE static Slot *slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h)
+{
+    Slot *s = &a->slots[h % HZ_BLOCK_SLOTS];
+    char *k = malloc(len);
+    if (k == NULL)
+        return NULL;
+    memcpy(k, key, len);
+    slot_clear(s);
+    s->key = k;
+    s->len = len;
+    s->hash = h;
+    return s;
 }
 
 HZ_NO_COVERAGE HzAssembler *hz_assembler_new(void)
@@ -89,11 +137,14 @@ HZ_NO_COVERAGE void hz_assembler_free(HzAssembler *a)
 {
     if (a == NULL)
         return;
-    for (int i = 0; i < HZ_BLOCK_SLOTS; i++) {
-        free(a->slots[i].key);
-        Py_CLEAR(a->slots[i].code);
-    }
+    for (int i = 0; i < HZ_BLOCK_SLOTS; i++)
+        slot_clear(&a->slots[i]);
     free(a);
+}
+
+HZ_NO_COVERAGE void hz_assembler_set_gate(HzAssembler *a, bool gate)
+{
+    a->no_gate = !gate;
 }
 
 HZ_NO_COVERAGE HzAssembleStats hz_assembler_stats(const HzAssembler *a)
@@ -114,12 +165,9 @@ HZ_NO_COVERAGE static PyObject *cached_compile(HzAssembler *a, const char *key, 
                                                bool function)
 {
     uint64_t h = fnv(key, len);
-    Slot *s = &a->slots[h % HZ_BLOCK_SLOTS];
-    a->stats.blocks++;
-    if (s->key != NULL && s->hash == h && s->len == len && memcmp(s->key, key, len) == 0) {
-        a->stats.block_hits++;
+    Slot *s = slot_find(a, key, len, h);
+    if (s != NULL)
         return Py_NewRef(s->code);
-    }
     size_t n = strlen(src);
     char *buf = malloc((size_t)pad + n + 1);
     if (buf == NULL)
@@ -145,15 +193,9 @@ HZ_NO_COVERAGE static PyObject *cached_compile(HzAssembler *a, const char *key, 
         if (code == NULL)
             return NULL;
     }
-    char *k = malloc(len);
-    if (k == NULL)
-        return code;   /* used, not cached */
-    memcpy(k, key, len);
-    free(s->key);
-    Py_XSETREF(s->code, Py_NewRef(code));
-    s->key = k;
-    s->len = len;
-    s->hash = h;
+    s = slot_put(a, key, len, h);
+    if (s != NULL)   /* else used, not cached */
+        s->code = Py_NewRef(code);
     return code;
 }
 /* ---- the blocks ---- */
@@ -252,6 +294,297 @@ HZ_NO_COVERAGE static PyObject *global_names(PyCodeObject *co)
     return set;
 }
 
+/* ---- the statements' blocks: from the cache, or compiled together ---- */
+
+/* What the assembly needs of statement k's block (all references owned). */
+typedef struct {
+    PyCodeObject *code;
+    PyObject *extras;    /* list of str */
+    PyObject *g0, *bound;
+    int wline;
+    Buf key;             /* the base key: the wrapper's text without extras */
+    uint64_t hash;
+    PyObject *guess;     /* misses: the extras compiled with (list), else NULL */
+} Blk;
+
+HZ_NO_COVERAGE static void blk_clear(Blk *b)
+{
+    Py_CLEAR(b->code);
+    Py_CLEAR(b->extras);
+    Py_CLEAR(b->g0);
+    Py_CLEAR(b->bound);
+    Py_CLEAR(b->guess);
+    free(b->key.p);
+    memset(b, 0, sizeof *b);
+}
+
+/* The names block co (compiled with extras) binds and the names it would use as
+ * globals compiled without extras: sets b->g0 and b->bound. 0, or -1 (exception
+ * set, or not without one when co does not decode). */
+HZ_NO_COVERAGE static int block_facts(PyCodeObject *co, PyObject *extras, int nparams, Blk *b)
+{
+    HzBytecode d = {0};
+    PyObject *vn = co->co_localsplusnames;
+    Py_ssize_t nv = PyTuple_GET_SIZE(vn);
+    int wparams = nparams + (int)PyList_GET_SIZE(extras);
+    b->g0 = global_names(co);
+    b->bound = PySet_New(NULL);
+    if (b->g0 == NULL || b->bound == NULL || hz_bc_decode(co, &d) < 0)
+        goto fail;
+    for (Py_ssize_t i = wparams; i < nv; i++)
+        if (PySet_Add(b->bound, PyTuple_GET_ITEM(vn, i)) < 0)
+            goto fail;
+    for (int i = 0; i < d.n; i++)   /* extras it stores are its own */
+        if ((d.ins[i].op == STORE_FAST || d.ins[i].op == DELETE_FAST) &&
+            d.ins[i].arg >= nparams && d.ins[i].arg < wparams &&
+            PySet_Add(b->bound, PyTuple_GET_ITEM(vn, d.ins[i].arg)) < 0)
+            goto fail;
+    for (int i = 0; i < d.n; i++) {   /* extras it only reads would be globals */
+        if (d.ins[i].op != LOAD_FAST || d.ins[i].arg < nparams || d.ins[i].arg >= wparams)
+            continue;
+        PyObject *v = PyTuple_GET_ITEM(vn, d.ins[i].arg);
+        int in = PySet_Contains(b->bound, v);
+        if (in < 0 || (in == 0 && PySet_Add(b->g0, v) < 0))
+            goto fail;
+    }
+    hz_bc_clear(&d);
+    return 0;
+fail:
+    hz_bc_clear(&d);
+    Py_CLEAR(b->g0);
+    Py_CLEAR(b->bound);
+    return -1;
+}
+
+/* Compiles the wrappers of the statements with want[k] != NULL, extras want[k], as
+ * one module (one parse for all of them) and stores each block in blk[k] and in
+ * the cache. Returns 0, 1 to refuse (a wrapper does not compile), -1 on error. */
+HZ_NO_COVERAGE static int compile_blocks(HzAssembler *a, const Piece *pc, int N, int nparams,
+                                         Blk *blk, PyObject **want)
+{
+    Buf src = {0};
+    int line = 1, m = 0, rc = -1;
+    for (int k = 0; k < N; k++) {
+        if (want[k] == NULL)
+            continue;
+        size_t at = src.n;
+        int wl;
+        block_text(pc, k, want[k], k < N - 1, &src, &wl);
+        blk[k].wline = line + wl - 1;
+        line += (int)hz_asm_count_lines(src.p + at, src.n - at);
+        m++;
+    }
+    if (src.failed) {
+        free(src.p);
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *mod = Py_CompileStringExFlags(src.p, pc->filename, Py_file_input, NULL, 0);
+    free(src.p);
+    if (mod == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError))
+            return -1;
+        PyErr_Clear();
+        a->refusal = "a statement does not compile alone";
+        return 1;
+    }
+    a->stats.compiles++;
+    PyObject *consts = ((PyCodeObject *)mod)->co_consts;
+    Py_ssize_t ci = 0;
+    for (int k = 0; k < N; k++) {
+        if (want[k] == NULL)
+            continue;
+        while (ci < PyTuple_GET_SIZE(consts) && !PyCode_Check(PyTuple_GET_ITEM(consts, ci)))
+            ci++;
+        if (ci == PyTuple_GET_SIZE(consts)) {
+            a->refusal = "a wrapper holds no function";
+            rc = 1;
+            goto done;
+        }
+        PyCodeObject *co = (PyCodeObject *)PyTuple_GET_ITEM(consts, ci++);
+        Py_XSETREF(blk[k].code, (PyCodeObject *)Py_NewRef(co));
+        Py_XSETREF(blk[k].extras, Py_NewRef(want[k]));
+        if (blk[k].g0 == NULL) {   /* a first compile: what it binds and reads */
+            if (block_facts(co, want[k], nparams, &blk[k]) < 0) {
+                if (PyErr_Occurred())
+                    goto done;
+                a->refusal = "a block's tables do not decode";
+                rc = 1;
+                goto done;
+            }
+        }
+        Slot *s = slot_put(a, blk[k].key.p, blk[k].key.n, blk[k].hash);
+        if (s != NULL) {
+            s->code = Py_NewRef(co);
+            s->extras = Py_NewRef(want[k]);
+            s->g0 = Py_NewRef(blk[k].g0);
+            s->bound = Py_NewRef(blk[k].bound);
+            s->wline = blk[k].wline;
+        }
+    }
+    rc = 0;
+done:
+    Py_DECREF(mod);
+    return rc;
+}
+
+/* A sorted list of the set's names (new reference), or NULL. */
+HZ_NO_COVERAGE static PyObject *sorted_list(PyObject *set)
+{
+    PyObject *l = PySequence_List(set);
+    if (l != NULL && PyList_Sort(l) < 0)
+        Py_CLEAR(l);
+    return l;
+}
+
+/* Fills blk[0..N): each statement's block compiled with exactly the extra locals
+ * it needs (the names it reads as globals that another statement binds). Cached
+ * blocks are taken as they are; the others are compiled in one module with a guess
+ * of their extras from the text, and again (together) where the guess was wrong.
+ * Returns 0, 1 to refuse (a->refusal set), -1 on error. */
+HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, int nparams,
+                                        Blk *blk)
+{
+    int rc = -1, nmiss = 0, nnew = 0;
+    PyObject **want = calloc((size_t)N, sizeof *want);
+    PyObject *known = PySet_New(NULL), *U = PySet_New(NULL);
+    PyObject **idents = calloc((size_t)N, sizeof *idents);
+    PyObject **assigned = calloc((size_t)N, sizeof *assigned);
+    if (want == NULL || known == NULL || U == NULL || idents == NULL ||
+        assigned == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (int k = 0; k < N; k++) {
+        int wl;
+        block_text(pc, k, NULL, k < N - 1, &blk[k].key, &wl);
+        if (blk[k].key.failed) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        blk[k].hash = fnv(blk[k].key.p, blk[k].key.n);
+        Slot *s = slot_find(a, blk[k].key.p, blk[k].key.n, blk[k].hash);
+        if (s != NULL && s->g0 != NULL) {
+            blk[k].code = (PyCodeObject *)Py_NewRef(s->code);
+            blk[k].extras = Py_NewRef(s->extras);
+            blk[k].g0 = Py_NewRef(s->g0);
+            blk[k].bound = Py_NewRef(s->bound);
+            blk[k].wline = s->wline;
+            if (_PySet_Update(known, s->bound) < 0)
+                goto done;
+            continue;
+        }
+        nmiss++;
+        nnew += a->seen[blk[k].hash % HZ_SEEN_SLOTS] != blk[k].hash;
+    }
+    /* A piece mostly new (a fresh program, statements renumbered) is compiled whole:
+     * compiling its statements apart costs more than that, and they are seldom met
+     * again. Its statements are remembered as seen, so that a piece made from it
+     * with a statement changed is assembled, and its edits after that. */
+    if (!a->no_gate && nnew > 1 + N / 8) {
+        for (int k = 0; k < N; k++)
+            a->seen[blk[k].hash % HZ_SEEN_SLOTS] = blk[k].hash;
+        a->refusal = "mostly new statements";
+        rc = 1;
+        goto done;
+    }
+    if (nmiss > 0) {
+        /* the guess: names the text uses that some statement visibly binds, but not
+         * the ones it binds itself */
+        for (int k = 0; k < N; k++) {
+            if (blk[k].code != NULL)
+                continue;
+            const Span *st = &pc->cut->stmts[k];
+            idents[k] = PySet_New(NULL);
+            assigned[k] = PySet_New(NULL);
+            if (idents[k] == NULL || assigned[k] == NULL ||
+                hz_asm_names(pc->text + st->start, st->end - st->start, idents[k],
+                             assigned[k]) < 0 ||
+                _PySet_Update(known, assigned[k]) < 0)
+                goto done;
+        }
+        /* never a parameter or a declared global (the wrapper would not compile) */
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pc->params); i++)
+            if (PySet_Discard(known, PyTuple_GET_ITEM(pc->params, i)) < 0)
+                goto done;
+        if (pc->cut->globals.n > 0) {
+            PyObject *gl = PySet_New(NULL), *dummy = PySet_New(NULL);
+            int r = gl && dummy ? hz_asm_names(pc->cut->globals.p, pc->cut->globals.n, gl, dummy) : -1;
+            PyObject *rest = r == 0 ? PyNumber_Subtract(known, gl) : NULL;
+            Py_XDECREF(gl);
+            Py_XDECREF(dummy);
+            if (rest == NULL)
+                goto done;
+            Py_SETREF(known, rest);
+        }
+        for (int k = 0; k < N; k++) {
+            if (blk[k].code != NULL)
+                continue;
+            PyObject *g = PyNumber_And(idents[k], known);
+            PyObject *e = g ? PyNumber_Subtract(g, assigned[k]) : NULL;
+            Py_XDECREF(g);
+            want[k] = e ? sorted_list(e) : NULL;
+            Py_XDECREF(e);
+            if (want[k] == NULL)
+                goto done;
+        }
+        int r = compile_blocks(a, pc, N, nparams, blk, want);
+        if (r != 0) {
+            rc = r;
+            goto done;
+        }
+    }
+    /* the extras each statement needs, now that all bindings are known */
+    for (int k = 0; k < N; k++)
+        if (_PySet_Update(U, blk[k].bound) < 0)
+            goto done;
+    int again = 0;
+    for (int k = 0; k < N; k++) {
+        Py_CLEAR(want[k]);
+        PyObject *e = PyNumber_And(blk[k].g0, U);
+        PyObject *l = e ? sorted_list(e) : NULL;
+        Py_XDECREF(e);
+        if (l == NULL)
+            goto done;
+        int same = PyObject_RichCompareBool(l, blk[k].extras, Py_EQ);
+        if (same < 0) {
+            Py_DECREF(l);
+            goto done;
+        }
+        if (same)
+            Py_DECREF(l);
+        else {
+            want[k] = l;
+            again++;
+        }
+    }
+    if (again > 0) {
+        a->stats.recompiles += (unsigned long)again;
+        int r = compile_blocks(a, pc, N, nparams, blk, want);
+        if (r != 0) {
+            rc = r;
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    for (int k = 0; k < N; k++) {
+        if (want != NULL)
+            Py_XDECREF(want[k]);
+        if (idents != NULL)
+            Py_XDECREF(idents[k]);
+        if (assigned != NULL)
+            Py_XDECREF(assigned[k]);
+    }
+    free(want);
+    free(idents);
+    free(assigned);
+    Py_XDECREF(known);
+    Py_XDECREF(U);
+    return rc;
+}
+
 HZ_NO_COVERAGE static PyCodeObject *stub_function(HzAssembler *a, PyCodeObject *mod, Py_ssize_t *at)
 {
     PyCodeObject *fn = NULL;
@@ -284,10 +617,10 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
 {
     Cut cut = {0};
     Buf stub = {0}, key = {0};
-    PyObject *result = NULL, *stubmod = NULL, *U = NULL, *params = NULL;
-    PyCodeObject *fn = NULL, **codes = NULL;
-    PyObject **extras = NULL;
-    int *wlines = NULL, N = 0;
+    PyObject *result = NULL, *stubmod = NULL, *params = NULL;
+    PyCodeObject *fn = NULL;
+    Blk *blk = NULL;
+    int N = 0;
     Asm s = {0};
     PyObject *code = NULL, *lt = NULL, *et = NULL, *consts = NULL, *names = NULL, *vn = NULL;
     PyObject *fcode = NULL, *mconsts = NULL;
@@ -358,59 +691,22 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
     if (params == NULL)
         goto done;
     Piece pc = {text, n, &cut, filename, params};
-    /* the blocks, then again with extra locals where a statement reads one that
-     * another binds */
-    codes = calloc((size_t)N, sizeof *codes);
-    extras = calloc((size_t)N, sizeof *extras);
-    wlines = calloc((size_t)N, sizeof *wlines);
-    U = PySet_New(NULL);
-    if (codes == NULL || extras == NULL || wlines == NULL || U == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
+    /* the blocks */
+    blk = calloc((size_t)N, sizeof *blk);
+    if (blk == NULL) {
+        PyErr_NoMemory();
         goto done;
     }
+    if (gather_blocks(a, &pc, N, nparams, blk) != 0)
+        goto done;
     for (int k = 0; k < N; k++) {
-        codes[k] = get_block(a, &pc, k, NULL, k < N - 1, &wlines[k]);
-        if (codes[k] == NULL) {
-            a->refusal = "a statement does not compile alone";
-            goto done;
-        }
-        PyCodeObject *co = codes[k];
+        PyCodeObject *co = blk[k].code;
         int flags_mask = ~(CO_VARARGS | CO_VARKEYWORDS);
         if (co->co_ncellvars != 0 || co->co_nfreevars != 0 ||
             (co->co_flags & flags_mask) != (fn->co_flags & flags_mask)) {
             a->refusal = "a statement makes cells or changes the flags";
             goto done;
         }
-        for (Py_ssize_t i = nparams; i < PyTuple_GET_SIZE(co->co_localsplusnames); i++)
-            if (PySet_Add(U, PyTuple_GET_ITEM(co->co_localsplusnames, i)) < 0)
-                goto done;
-    }
-    for (int k = 0; k < N; k++) {
-        PyObject *g = global_names(codes[k]);   /* new */
-        if (g == NULL) {
-            if (!PyErr_Occurred())
-                a->refusal = "a block's tables do not decode";
-            goto done;
-        }
-        PyObject *both = PyNumber_And(g, U);
-        Py_DECREF(g);
-        if (both == NULL)
-            goto done;
-        if (PySet_GET_SIZE(both) > 0) {
-            extras[k] = PySequence_List(both);
-            if (extras[k] == NULL || PyList_Sort(extras[k]) < 0) {
-                Py_DECREF(both);
-                goto done;
-            }
-            Py_SETREF(codes[k], get_block(a, &pc, k, extras[k], k < N - 1, &wlines[k]));
-            if (codes[k] == NULL) {
-                Py_DECREF(both);
-                a->refusal = "a statement does not compile with its extra locals";
-                goto done;
-            }
-        }
-        Py_DECREF(both);
     }
     /* the assembly */
     if (hz_asm_table_init(&s.consts) < 0 || hz_asm_table_init(&s.names) < 0 || hz_asm_table_init(&s.varnames) < 0 ||
@@ -445,16 +741,16 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
     for (int k = 0; k < N; k++) {
         const Span *st = &cut.stmts[k];
         bool last = k == N - 1;
-        Py_ssize_t cg_end = PyTuple_GET_SIZE(codes[k]->co_consts);
+        Py_ssize_t cg_end = PyTuple_GET_SIZE(blk[k].code->co_consts);
         if (last) {
             /* the folded constants of the last statement are told apart by compiling it
              * with the sentinel too (only when it has tuples, the one kind folded) */
             bool tuples = false;
             for (Py_ssize_t i = 1; i < cg_end; i++)
-                tuples = tuples || PyTuple_CheckExact(PyTuple_GET_ITEM(codes[k]->co_consts, i));
+                tuples = tuples || PyTuple_CheckExact(PyTuple_GET_ITEM(blk[k].code->co_consts, i));
             if (tuples) {
                 int w2;
-                PyCodeObject *co2 = get_block(a, &pc, k, extras[k], true, &w2);
+                PyCodeObject *co2 = get_block(a, &pc, k, blk[k].extras, true, &w2);
                 if (co2 == NULL) {
                     a->refusal = "the last statement does not compile with a sentinel";
                     goto done;
@@ -464,7 +760,7 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
                     bool same = true;
                     for (Py_ssize_t i = 1; same && i < m; i++) {
                         PyObject *k1 = _PyCode_ConstantKey(PyTuple_GET_ITEM(co2->co_consts, i));
-                        PyObject *k2 = k1 ? _PyCode_ConstantKey(PyTuple_GET_ITEM(codes[k]->co_consts, i)) : NULL;
+                        PyObject *k2 = k1 ? _PyCode_ConstantKey(PyTuple_GET_ITEM(blk[k].code->co_consts, i)) : NULL;
                         int eq = k2 ? PyObject_RichCompareBool(k1, k2, Py_EQ) : -1;
                         Py_XDECREF(k1);
                         Py_XDECREF(k2);
@@ -487,7 +783,7 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
         size_t len = st->end - st->start;
         size_t nlines = hz_asm_count_lines(text + st->start, len) +
                         (len > 0 && text[st->end - 1] != '\n');
-        int r = hz_asm_add_block(&a->refusal, &s, codes[k], wlines[k], (int)nlines, line + st->line, extras[k],
+        int r = hz_asm_add_block(&a->refusal, &s, blk[k].code, blk[k].wline, (int)nlines, line + st->line, blk[k].extras,
                           last, cg_end, nparams);
         if (r != 0)
             goto done;
@@ -552,13 +848,9 @@ done:
     free(cut.globals.p);
     free(stub.p);
     free(key.p);
-    for (int k = 0; codes != NULL && k < N; k++)
-        Py_XDECREF(codes[k]);
-    for (int k = 0; extras != NULL && k < N; k++)
-        Py_XDECREF(extras[k]);
-    free(codes);
-    free(extras);
-    free(wlines);
+    for (int k = 0; blk != NULL && k < N; k++)
+        blk_clear(&blk[k]);
+    free(blk);
     hz_bc_clear(&s.out);
     free(s.cobj);
     hz_asm_table_clear(&s.consts);
@@ -567,7 +859,6 @@ done:
     Py_XDECREF(s.folded);
     Py_XDECREF(stubmod);
     Py_XDECREF(fn);
-    Py_XDECREF(U);
     Py_XDECREF(params);
     Py_XDECREF(code);
     Py_XDECREF(lt);

@@ -24,6 +24,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdbool.h>
 
 typedef struct HzAssembler HzAssembler;
 
@@ -32,11 +33,18 @@ typedef struct {
     unsigned long assembled;   /* of those, assembled (the others fell back) */
     unsigned long blocks;      /* statement (and header) compiles looked up */
     unsigned long block_hits;  /* of those, found in the statement cache */
+    unsigned long compiles;    /* modules of statement wrappers compiled */
+    unsigned long recompiles;  /* statements compiled again: their extras were guessed wrong */
 } HzAssembleStats;
 
 /* Never returns NULL (aborts on out-of-memory). */
 HzAssembler *hz_assembler_new(void);
 void hz_assembler_free(HzAssembler *a);
+
+/* Whether a piece whose statements are mostly new (neither cached nor seen in a
+ * piece before) is refused, to be compiled whole: on by default (hz_assemble.c,
+ * gather_blocks, says why); the identity test turns it off to assemble everything. */
+void hz_assembler_set_gate(HzAssembler *a, bool gate);
 
 /* Returns a new reference to the module-level code of the piece text[0..n) -- a
  * top-level `def` with its decorators, first line `line` of filename -- equal to

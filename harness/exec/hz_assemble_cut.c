@@ -321,3 +321,89 @@ done:
     free(ll);
     return rc;
 }
+
+/* ---- names in a statement's text, for guessing its extra locals ---- */
+
+HZ_NO_COVERAGE static int add_name(PyObject *set, const char *s, size_t n)
+{
+    PyObject *name = PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, NULL);
+    if (name == NULL) {
+        PyErr_Clear();   /* not a name then: no guess from it */
+        return 0;
+    }
+    int rc = PySet_Add(set, name);
+    Py_DECREF(name);
+    return rc;
+}
+
+HZ_NO_COVERAGE static bool prev_word(const char *text, size_t at, const char *word)
+{
+    size_t n = strlen(word), j = at;
+    while (j > 0 && text[j - 1] == ' ')
+        j--;
+    return j >= n && memcmp(text + j - n, word, n) == 0 && (j == n || !ident_char(text[j - n - 1]));
+}
+
+HZ_NO_COVERAGE int hz_asm_names(const char *text, size_t n, PyObject *idents, PyObject *assigned)
+{
+    size_t i = 0;
+    while (i < n) {
+        char c = text[i];
+        if (c == '#') {
+            while (i < n && text[i] != '\n')
+                i++;
+            continue;
+        }
+        int q = (i == 0 || !ident_char(text[i - 1])) ? string_start(text + i, text + n) : 0;
+        if (q > 0) {
+            char quote = text[i + q - 1];
+            bool triple = i + q + 1 < n && text[i + q] == quote && text[i + q + 1] == quote;
+            size_t j = i + q + (triple ? 2 : 0);
+            while (j < n) {
+                if (text[j] == '\\') {
+                    j += 2;
+                    continue;
+                }
+                if (text[j] == quote &&
+                    (!triple || (j + 2 < n && text[j + 1] == quote && text[j + 2] == quote))) {
+                    j += triple ? 3 : 1;
+                    break;
+                }
+                j++;
+            }
+            i = j;
+            continue;
+        }
+        if (!ident_char(c) || (c >= '0' && c <= '9')) {
+            i++;
+            continue;
+        }
+        size_t s = i;
+        while (i < n && ident_char(text[i]))
+            i++;
+        size_t b = s;
+        while (b > 0 && text[b - 1] == ' ')
+            b--;
+        if (b > 0 && text[b - 1] == '.')
+            continue;   /* an attribute */
+        if (add_name(idents, text + s, i - s) < 0)
+            return -1;
+        /* bound here: NAME =, NAME op=, NAME :=, as NAME, for NAME, del NAME, import NAME */
+        size_t j = i;
+        while (j < n && text[j] == ' ')
+            j++;
+        size_t k = j;
+        while (k < n && k < j + 2 && strchr("+-*/%&|^@<>", text[k]) != NULL && text[k] != '\0')
+            k++;
+        bool ops_ok = k == j || (k == j + 1 && text[j] != '<' && text[j] != '>') ||
+                      (k == j + 2 && text[j] == text[j + 1] && strchr("*/<>", text[j]) != NULL);
+        bool bound = (k < n && text[k] == '=' && (k + 1 >= n || text[k + 1] != '=') && ops_ok) ||
+                     (j + 1 < n && text[j] == ':' && text[j + 1] == '=') ||
+                     prev_word(text, s, "as") || prev_word(text, s, "import") ||
+                     ((prev_word(text, s, "for") || prev_word(text, s, "del")) &&
+                      (j >= n || strchr("(.[", text[j]) == NULL));   /* not del f(x).y */
+        if (bound && add_name(assigned, text + s, i - s) < 0)
+            return -1;
+    }
+    return 0;
+}

@@ -49,6 +49,12 @@ size_t hz_asm_count_lines(const char *s, size_t n);   /* newlines in s[0..n) */
  * cut->stmts and cut->globals.p are malloc'd either way (the caller frees them). */
 int hz_asm_cut(const char **refusal, const char *text, size_t n, Cut *cut);
 
+/* Adds to idents the names text[0..n) uses (not attributes, not in strings or
+ * comments) and to assigned those it visibly binds (NAME =, NAME +=, NAME :=, as
+ * NAME, for NAME, del NAME, import NAME): a guess of a statement's locals from its
+ * text, checked against its compile. Returns 0, or -1 with an exception. */
+int hz_asm_names(const char *text, size_t n, PyObject *idents, PyObject *assigned);
+
 /* ---- hz_assemble_link.c: the blocks put together ---- */
 
 /* Values in order with their index by key. */
