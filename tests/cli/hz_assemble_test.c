@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- comparison ---- */
 
@@ -703,12 +704,11 @@ static void semantic_target(const char *spec, unsigned long count)
     REQUIRE(hz_target_load(spec, NULL, &t, err, sizeof err) == 0, "target %s: %s", spec, err);
     setenv("TRACEFUZZ_ASSEMBLE", "0", 1);
     HzProtocol *whole = hz_protocol_new(&t);
-    unsetenv("TRACEFUZZ_ASSEMBLE");
-    HzProtocol *asm_ = hz_protocol_new(&t);
-    setenv("TRACEFUZZ_ASSEMBLE", "0", 1);
     HzCodeCache *cw = hz_codecache_new();
-    unsetenv("TRACEFUZZ_ASSEMBLE");
+    setenv("TRACEFUZZ_ASSEMBLE", "1", 1);
+    HzProtocol *asm_ = hz_protocol_new(&t);
     HzCodeCache *ca = hz_codecache_new();
+    unsetenv("TRACEFUZZ_ASSEMBLE");
     unsigned long lines_same = 0;
     uint8_t cur[4096], next[4096];
     size_t n = 96;
@@ -803,6 +803,67 @@ static int test_no_leak(void)
     return 0;
 }
 
+/* Not a test: the CPU cost of assembling program() from cached blocks against
+ * compiling it (docs/PERFORMANCE.md quotes it). */
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int bench(unsigned long count)
+{
+    HzAssembler *as = hz_assembler_new();
+    hz_assembler_set_gate(as, false);
+    double whole = 0, cold = 0, warm = 0, moved = 0;
+    unsigned long n = 0;
+    for (unsigned long k = 0; k < count; k++) {
+        uint8_t buf[256];
+        for (size_t i = 0; i < sizeof buf; i++)
+            buf[i] = (uint8_t)(k * 131 + i * 7 + (i * i) % 13);
+        HzProgram *p = hz_decode(buf, sizeof buf);
+        HzEmitOptions eo = {.no_main = true};
+        char *src = hz_emit(p, &eo);
+        hz_program_free(p);
+        char *at = strstr(src, "\ndef program(");
+        REQUIRE(at != NULL, "no program()");
+        at++;
+        char *end = strstr(at, "\ndef ");
+        size_t len = end ? (size_t)(end - at) + 1 : strlen(at);
+        int line = 1;
+        for (char *q = src; q < at; q++)
+            line += *q == '\n';
+        double t0 = now_us();
+        PyObject *w = compile_alone(src, (size_t)(at - src), (size_t)(at - src) + len, line);
+        double t1 = now_us();
+        PyObject *a1 = hz_assemble_piece(as, at, len, line, "<tfprog>");
+        double t2 = now_us();
+        PyObject *a2 = hz_assemble_piece(as, at, len, line, "<tfprog>");
+        double t3 = now_us();
+        PyObject *a3 = hz_assemble_piece(as, at, len, line + 1, "<tfprog>");
+        double t4 = now_us();
+        if (w && a1 && a2 && a3) {
+            whole += t1 - t0;
+            cold += t2 - t1;
+            warm += t3 - t2;
+            moved += t4 - t3;
+            n++;
+        }
+        Py_XDECREF(w);
+        Py_XDECREF(a1);
+        Py_XDECREF(a2);
+        Py_XDECREF(a3);
+        PyErr_Clear();
+        free(src);
+    }
+    printf("program() of %lu programs, CPU us each: compiled whole %.0f; assembled: all "
+           "statements new %.0f, all cached %.0f, all cached but the header moved %.0f\n",
+           n, whole / n, cold / n, warm / n, moved / n);
+    hz_assembler_free(as);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -818,6 +879,8 @@ int main(int argc, char **argv)
         test_identity(argc > 2 ? strtoul(argv[2], NULL, 10) : 3000);
     else if (strcmp(argv[1], "fallback") == 0)
         test_fallback();
+    else if (strcmp(argv[1], "bench") == 0)
+        bench(argc > 2 ? strtoul(argv[2], NULL, 10) : 200);
     else if (strcmp(argv[1], "no_leak") == 0)
         test_no_leak();
     else if (strcmp(argv[1], "semantic") == 0) {
