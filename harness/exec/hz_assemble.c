@@ -60,12 +60,8 @@ typedef struct {
     uint64_t hash;
     char *key;         /* malloc'd; NULL for an empty slot */
     size_t len;
-    PyObject *code;    /* owned: a block's function code, or a stub's module code */
-    /* blocks only (NULL for stubs): */
-    PyObject *extras;  /* owned list of str: the extra locals code was compiled with */
-    PyObject *g0;      /* owned set: the names the statement uses as globals alone */
-    PyObject *bound;   /* owned set: the names it binds */
-    int wline;         /* the statement's first line in what code was compiled from */
+    PyObject *code;    /* owned: a block (capsule, hz_assemble_int.h), or a module code:
+                        * a stub's, or a wrapper's for a last statement's constants */
 } Slot;
 
 struct HzAssembler {
@@ -90,9 +86,6 @@ HZ_NO_COVERAGE static void slot_clear(Slot *s)
 {
     free(s->key);
     Py_CLEAR(s->code);
-    Py_CLEAR(s->extras);
-    Py_CLEAR(s->g0);
-    Py_CLEAR(s->bound);
     memset(s, 0, sizeof *s);
 }
 
@@ -268,120 +261,100 @@ HZ_NO_COVERAGE static PyCodeObject *get_block(HzAssembler *a, const Piece *pc, i
     return (PyCodeObject *)code;
 }
 
-/* The names block co reads or writes as globals (a new set), or NULL on error. */
-HZ_NO_COVERAGE static PyObject *global_names(PyCodeObject *co)
-{
-    HzBytecode b = {0};
-    PyObject *set = PySet_New(NULL);
-    if (set == NULL || hz_bc_decode(co, &b) < 0) {
-        hz_bc_clear(&b);
-        Py_XDECREF(set);
-        return NULL;
-    }
-    for (int i = 0; i < b.n; i++) {
-        int op = b.ins[i].op, arg = b.ins[i].arg;
-        if (op == LOAD_GLOBAL)
-            arg >>= 1;
-        else if (op != STORE_GLOBAL && op != DELETE_GLOBAL)
-            continue;
-        if (arg >= PyTuple_GET_SIZE(co->co_names) ||
-            PySet_Add(set, PyTuple_GET_ITEM(co->co_names, arg)) < 0) {
-            Py_CLEAR(set);
-            break;
-        }
-    }
-    hz_bc_clear(&b);
-    return set;
-}
+/* ---- the statements' blocks: from the cache, compiled together, or cut out ---- */
 
-/* ---- the statements' blocks: from the cache, or compiled together ---- */
-
-/* What the assembly needs of statement k's block (all references owned). */
+/* Statement k's block while a piece is assembled (references owned). */
 typedef struct {
-    PyCodeObject *code;
-    PyObject *extras;    /* list of str */
-    PyObject *g0, *bound;
-    int wline;
-    Buf key;             /* the base key: the wrapper's text without extras */
+    PyObject *cap;       /* its block (a capsule) */
+    Buf key;             /* the cache key: the wrapper's text without extras */
     uint64_t hash;
-    PyObject *guess;     /* misses: the extras compiled with (list), else NULL */
 } Blk;
 
 HZ_NO_COVERAGE static void blk_clear(Blk *b)
 {
-    Py_CLEAR(b->code);
-    Py_CLEAR(b->extras);
-    Py_CLEAR(b->g0);
-    Py_CLEAR(b->bound);
-    Py_CLEAR(b->guess);
+    Py_CLEAR(b->cap);
     free(b->key.p);
     memset(b, 0, sizeof *b);
 }
 
-/* The names block co (compiled with extras) binds and the names it would use as
- * globals compiled without extras: sets b->g0 and b->bound. 0, or -1 (exception
- * set, or not without one when co does not decode). */
-HZ_NO_COVERAGE static int block_facts(PyCodeObject *co, PyObject *extras, int nparams, Blk *b)
+HZ_NO_COVERAGE static void store_block(HzAssembler *a, Blk *b)
 {
-    HzBytecode d = {0};
-    PyObject *vn = co->co_localsplusnames;
-    Py_ssize_t nv = PyTuple_GET_SIZE(vn);
-    int wparams = nparams + (int)PyList_GET_SIZE(extras);
-    b->g0 = global_names(co);
-    b->bound = PySet_New(NULL);
-    if (b->g0 == NULL || b->bound == NULL || hz_bc_decode(co, &d) < 0)
-        goto fail;
-    for (Py_ssize_t i = wparams; i < nv; i++)
-        if (PySet_Add(b->bound, PyTuple_GET_ITEM(vn, i)) < 0)
-            goto fail;
-    for (int i = 0; i < d.n; i++)   /* extras it stores are its own */
-        if ((d.ins[i].op == STORE_FAST || d.ins[i].op == DELETE_FAST) &&
-            d.ins[i].arg >= nparams && d.ins[i].arg < wparams &&
-            PySet_Add(b->bound, PyTuple_GET_ITEM(vn, d.ins[i].arg)) < 0)
-            goto fail;
-    for (int i = 0; i < d.n; i++) {   /* extras it only reads would be globals */
-        if (d.ins[i].op != LOAD_FAST || d.ins[i].arg < nparams || d.ins[i].arg >= wparams)
-            continue;
-        PyObject *v = PyTuple_GET_ITEM(vn, d.ins[i].arg);
-        int in = PySet_Contains(b->bound, v);
-        if (in < 0 || (in == 0 && PySet_Add(b->g0, v) < 0))
-            goto fail;
+    Slot *s = slot_put(a, b->key.p, b->key.n, b->hash);
+    if (s != NULL)
+        s->code = Py_NewRef(b->cap);
+}
+
+/* Where the last statement's code-generation constants end in its block co: the
+ * folded constants after them are told apart by compiling it with the sentinel too
+ * (only when it has tuples, the one kind the optimiser folds). -1 to refuse. */
+HZ_NO_COVERAGE static Py_ssize_t last_cg_end(HzAssembler *a, const Piece *pc, int k,
+                                             PyObject *extras, PyCodeObject *co)
+{
+    Py_ssize_t cg_end = PyTuple_GET_SIZE(co->co_consts);
+    bool tuples = false;
+    for (Py_ssize_t i = 1; i < cg_end; i++)
+        tuples = tuples || PyTuple_CheckExact(PyTuple_GET_ITEM(co->co_consts, i));
+    if (!tuples)
+        return cg_end;
+    int w2;
+    PyCodeObject *co2 = get_block(a, pc, k, extras, true, &w2);
+    if (co2 == NULL) {
+        a->refusal = "the last statement does not compile with a sentinel";
+        return -1;
     }
-    hz_bc_clear(&d);
-    return 0;
-fail:
-    hz_bc_clear(&d);
-    Py_CLEAR(b->g0);
-    Py_CLEAR(b->bound);
-    return -1;
+    Py_ssize_t m = hz_asm_mark_index(co2);
+    if (m >= 0 && m <= cg_end) {
+        for (Py_ssize_t i = 1; i < m; i++) {
+            PyObject *k1 = _PyCode_ConstantKey(PyTuple_GET_ITEM(co2->co_consts, i));
+            PyObject *k2 = k1 ? _PyCode_ConstantKey(PyTuple_GET_ITEM(co->co_consts, i)) : NULL;
+            int eq = k2 ? PyObject_RichCompareBool(k1, k2, Py_EQ) : -1;
+            Py_XDECREF(k1);
+            Py_XDECREF(k2);
+            if (eq != 1) {
+                PyErr_Clear();
+                Py_DECREF(co2);
+                a->refusal = "the last statement's constants differ with a sentinel";
+                return -1;
+            }
+        }
+        cg_end = m;
+    }
+    Py_DECREF(co2);
+    return cg_end;
 }
 
 /* Compiles the wrappers of the statements with want[k] != NULL, extras want[k], as
- * one module (one parse for all of them) and stores each block in blk[k] and in
- * the cache. Returns 0, 1 to refuse (a wrapper does not compile), -1 on error. */
-HZ_NO_COVERAGE static int compile_blocks(HzAssembler *a, const Piece *pc, int N, int nparams,
-                                         Blk *blk, PyObject **want)
+ * one module (one parse for all) and stores each block in blk[k] and the cache.
+ * Returns 0, 1 to refuse (a->refusal set), -1 on error. */
+HZ_NO_COVERAGE static int compile_blocks(HzAssembler *a, const Piece *pc, int N, Blk *blk,
+                                         PyObject **want)
 {
     Buf src = {0};
-    int line = 1, m = 0, rc = -1;
+    int line = 1, rc = -1;
+    int *wline = malloc((size_t)N * sizeof *wline);
+    if (wline == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
     for (int k = 0; k < N; k++) {
         if (want[k] == NULL)
             continue;
         size_t at = src.n;
         int wl;
         block_text(pc, k, want[k], k < N - 1, &src, &wl);
-        blk[k].wline = line + wl - 1;
+        wline[k] = line + wl - 1;
         line += (int)hz_asm_count_lines(src.p + at, src.n - at);
-        m++;
     }
     if (src.failed) {
         free(src.p);
+        free(wline);
         PyErr_NoMemory();
         return -1;
     }
     PyObject *mod = Py_CompileStringExFlags(src.p, pc->filename, Py_file_input, NULL, 0);
     free(src.p);
     if (mod == NULL) {
+        free(wline);
         if (PyErr_ExceptionMatches(PyExc_MemoryError))
             return -1;
         PyErr_Clear();
@@ -402,28 +375,28 @@ HZ_NO_COVERAGE static int compile_blocks(HzAssembler *a, const Piece *pc, int N,
             goto done;
         }
         PyCodeObject *co = (PyCodeObject *)PyTuple_GET_ITEM(consts, ci++);
-        Py_XSETREF(blk[k].code, (PyCodeObject *)Py_NewRef(co));
-        Py_XSETREF(blk[k].extras, Py_NewRef(want[k]));
-        if (blk[k].g0 == NULL) {   /* a first compile: what it binds and reads */
-            if (block_facts(co, want[k], nparams, &blk[k]) < 0) {
-                if (PyErr_Occurred())
-                    goto done;
-                a->refusal = "a block's tables do not decode";
-                rc = 1;
-                goto done;
-            }
+        bool last = k == N - 1;
+        Py_ssize_t cg_end = last ? last_cg_end(a, pc, k, want[k], co) : 0;
+        if (cg_end < 0) {
+            rc = PyErr_Occurred() ? -1 : 1;
+            goto done;
         }
-        Slot *s = slot_put(a, blk[k].key.p, blk[k].key.n, blk[k].hash);
-        if (s != NULL) {
-            s->code = Py_NewRef(co);
-            s->extras = Py_NewRef(want[k]);
-            s->g0 = Py_NewRef(blk[k].g0);
-            s->bound = Py_NewRef(blk[k].bound);
-            s->wline = blk[k].wline;
+        const Span *st = &pc->cut->stmts[k];
+        size_t len = st->end - st->start;
+        int nlines = (int)hz_asm_count_lines(pc->text + st->start, len) +
+                     (len > 0 && pc->text[st->end - 1] != '\n');
+        PyObject *cap = hz_asm_block_from_wrapper(&a->refusal, co, wline[k], nlines, want[k],
+                                                  last, cg_end, pc->params);
+        if (cap == NULL) {
+            rc = PyErr_Occurred() ? -1 : 1;
+            goto done;
         }
+        Py_XSETREF(blk[k].cap, cap);
+        store_block(a, &blk[k]);
     }
     rc = 0;
 done:
+    free(wline);
     Py_DECREF(mod);
     return rc;
 }
@@ -437,21 +410,20 @@ HZ_NO_COVERAGE static PyObject *sorted_list(PyObject *set)
     return l;
 }
 
-/* Fills blk[0..N): each statement's block compiled with exactly the extra locals
- * it needs (the names it reads as globals that another statement binds). Cached
- * blocks are taken as they are; the others are compiled in one module with a guess
- * of their extras from the text, and again (together) where the guess was wrong.
- * Returns 0, 1 to refuse (a->refusal set), -1 on error. */
-HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, int nparams,
-                                        Blk *blk)
+/* Fills blk[0..N): each statement's block, made for exactly the extra locals it
+ * needs (the names it reads as globals that another statement binds). Cached blocks
+ * are taken as they are; the others are compiled in one module with a guess of
+ * their extras from the text, and again (together) where the guess was wrong.
+ * Returns 0, 1 to refuse (a->refusal set), 2 when the piece is better compiled
+ * whole (and its blocks cut out of that compile), -1 on error. */
+HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, Blk *blk)
 {
-    int rc = -1, nmiss = 0, nnew = 0;
+    int rc = -1, nmiss = 0;
     PyObject **want = calloc((size_t)N, sizeof *want);
     PyObject *known = PySet_New(NULL), *U = PySet_New(NULL);
     PyObject **idents = calloc((size_t)N, sizeof *idents);
     PyObject **assigned = calloc((size_t)N, sizeof *assigned);
-    if (want == NULL || known == NULL || U == NULL || idents == NULL ||
-        assigned == NULL) {
+    if (want == NULL || known == NULL || U == NULL || idents == NULL || assigned == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
@@ -465,35 +437,26 @@ HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, 
         }
         blk[k].hash = fnv(blk[k].key.p, blk[k].key.n);
         Slot *s = slot_find(a, blk[k].key.p, blk[k].key.n, blk[k].hash);
-        if (s != NULL && s->g0 != NULL) {
-            blk[k].code = (PyCodeObject *)Py_NewRef(s->code);
-            blk[k].extras = Py_NewRef(s->extras);
-            blk[k].g0 = Py_NewRef(s->g0);
-            blk[k].bound = Py_NewRef(s->bound);
-            blk[k].wline = s->wline;
-            if (_PySet_Update(known, s->bound) < 0)
+        if (s != NULL && PyCapsule_CheckExact(s->code)) {
+            blk[k].cap = Py_NewRef(s->code);
+            if (_PySet_Update(known, hz_asm_block(s->code)->bound) < 0)
                 goto done;
             continue;
         }
         nmiss++;
-        nnew += a->seen[blk[k].hash % HZ_SEEN_SLOTS] != blk[k].hash;
     }
-    /* A piece mostly new (a fresh program, statements renumbered) is compiled whole:
-     * compiling its statements apart costs more than that, and they are seldom met
-     * again. Its statements are remembered as seen, so that a piece made from it
-     * with a statement changed is assembled, and its edits after that. */
-    if (!a->no_gate && nnew > 1 + N / 8) {
-        for (int k = 0; k < N; k++)
-            a->seen[blk[k].hash % HZ_SEEN_SLOTS] = blk[k].hash;
-        a->refusal = "mostly new statements";
-        rc = 1;
+    /* More statements to compile than a third: compiling them apart would cost more
+     * than compiling the function (each wrapper is a function of its own), so the
+     * piece is compiled whole and its statements are cut out of that. */
+    if (!a->no_gate && nmiss > N / 3) {
+        rc = 2;
         goto done;
     }
     if (nmiss > 0) {
         /* the guess: names the text uses that some statement visibly binds, but not
-         * the ones it binds itself */
+         * the ones it binds itself, never a parameter or a declared global */
         for (int k = 0; k < N; k++) {
-            if (blk[k].code != NULL)
+            if (blk[k].cap != NULL)
                 continue;
             const Span *st = &pc->cut->stmts[k];
             idents[k] = PySet_New(NULL);
@@ -504,7 +467,6 @@ HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, 
                 _PySet_Update(known, assigned[k]) < 0)
                 goto done;
         }
-        /* never a parameter or a declared global (the wrapper would not compile) */
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pc->params); i++)
             if (PySet_Discard(known, PyTuple_GET_ITEM(pc->params, i)) < 0)
                 goto done;
@@ -519,7 +481,7 @@ HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, 
             Py_SETREF(known, rest);
         }
         for (int k = 0; k < N; k++) {
-            if (blk[k].code != NULL)
+            if (blk[k].cap != NULL)
                 continue;
             PyObject *g = PyNumber_And(idents[k], known);
             PyObject *e = g ? PyNumber_Subtract(g, assigned[k]) : NULL;
@@ -529,7 +491,7 @@ HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, 
             if (want[k] == NULL)
                 goto done;
         }
-        int r = compile_blocks(a, pc, N, nparams, blk, want);
+        int r = compile_blocks(a, pc, N, blk, want);
         if (r != 0) {
             rc = r;
             goto done;
@@ -537,17 +499,18 @@ HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, 
     }
     /* the extras each statement needs, now that all bindings are known */
     for (int k = 0; k < N; k++)
-        if (_PySet_Update(U, blk[k].bound) < 0)
+        if (_PySet_Update(U, hz_asm_block(blk[k].cap)->bound) < 0)
             goto done;
     int again = 0;
     for (int k = 0; k < N; k++) {
         Py_CLEAR(want[k]);
-        PyObject *e = PyNumber_And(blk[k].g0, U);
+        HzBlock *b = hz_asm_block(blk[k].cap);
+        PyObject *e = PyNumber_And(b->g0, U);
         PyObject *l = e ? sorted_list(e) : NULL;
         Py_XDECREF(e);
         if (l == NULL)
             goto done;
-        int same = PyObject_RichCompareBool(l, blk[k].extras, Py_EQ);
+        int same = PyObject_RichCompareBool(l, b->extras, Py_EQ);
         if (same < 0) {
             Py_DECREF(l);
             goto done;
@@ -561,7 +524,7 @@ HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, 
     }
     if (again > 0) {
         a->stats.recompiles += (unsigned long)again;
-        int r = compile_blocks(a, pc, N, nparams, blk, want);
+        int r = compile_blocks(a, pc, N, blk, want);
         if (r != 0) {
             rc = r;
             goto done;
@@ -583,6 +546,58 @@ done:
     Py_XDECREF(known);
     Py_XDECREF(U);
     return rc;
+}
+
+/* The piece compiled whole (padded to its line), as a new reference, its statements'
+ * blocks cut out of it into the cache; NULL with an exception when it does not
+ * compile. */
+HZ_NO_COVERAGE static PyObject *compile_whole_piece(HzAssembler *a, const Piece *pc, int N,
+                                                    Blk *blk, int line, Py_ssize_t fn_at)
+{
+    size_t pad = (size_t)(line - 1);
+    char *buf = malloc(pad + pc->n + 1);
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    memset(buf, '\n', pad);
+    memcpy(buf + pad, pc->text, pc->n);
+    buf[pad + pc->n] = '\0';
+    PyObject *mod = Py_CompileStringExFlags(buf, pc->filename, Py_file_input, NULL, 0);
+    free(buf);
+    if (mod == NULL)
+        return NULL;
+    a->stats.whole++;
+    PyObject *consts = ((PyCodeObject *)mod)->co_consts;
+    if (fn_at >= PyTuple_GET_SIZE(consts) || !PyCode_Check(PyTuple_GET_ITEM(consts, fn_at)))
+        return mod;
+    int *lines = malloc((size_t)N * sizeof *lines), *nlines = malloc((size_t)N * sizeof *nlines);
+    PyObject **caps = calloc((size_t)N, sizeof *caps);
+    if (lines == NULL || nlines == NULL || caps == NULL) {
+        free(lines);
+        free(nlines);
+        free(caps);
+        return mod;   /* no blocks then */
+    }
+    for (int k = 0; k < N; k++) {
+        const Span *st = &pc->cut->stmts[k];
+        size_t len = st->end - st->start;
+        lines[k] = line + st->line;
+        nlines[k] = (int)hz_asm_count_lines(pc->text + st->start, len) +
+                    (len > 0 && pc->text[st->end - 1] != '\n');
+    }
+    if (hz_asm_blocks_from_whole((PyCodeObject *)PyTuple_GET_ITEM(consts, fn_at), lines, nlines,
+                                 N, pc->params, caps) < 0)
+        PyErr_Clear();   /* the code is good without its blocks */
+    for (int k = 0; k < N; k++) {
+        if (caps[k] == NULL)
+            continue;
+        Py_XSETREF(blk[k].cap, caps[k]);
+        store_block(a, &blk[k]);
+        a->stats.cut_out++;
+    }
+    free(lines);
+    free(nlines);
+    free(caps);
+    return mod;
 }
 
 HZ_NO_COVERAGE static PyCodeObject *stub_function(HzAssembler *a, PyCodeObject *mod, Py_ssize_t *at)
@@ -697,20 +712,20 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
         PyErr_NoMemory();
         goto done;
     }
-    if (gather_blocks(a, &pc, N, nparams, blk) != 0)
-        goto done;
-    for (int k = 0; k < N; k++) {
-        PyCodeObject *co = blk[k].code;
-        int flags_mask = ~(CO_VARARGS | CO_VARKEYWORDS);
-        if (co->co_ncellvars != 0 || co->co_nfreevars != 0 ||
-            (co->co_flags & flags_mask) != (fn->co_flags & flags_mask)) {
-            a->refusal = "a statement makes cells or changes the flags";
-            goto done;
+    int g = gather_blocks(a, &pc, N, blk);
+    if (g == 2) {
+        result = compile_whole_piece(a, &pc, N, blk, line, fn_at);
+        if (result == NULL) {
+            PyErr_Clear();   /* the caller's compile reports it */
+            a->refusal = "the piece does not compile";
         }
+        goto done;
     }
+    if (g != 0)
+        goto done;
     /* the assembly */
-    if (hz_asm_table_init(&s.consts) < 0 || hz_asm_table_init(&s.names) < 0 || hz_asm_table_init(&s.varnames) < 0 ||
-        (s.folded = PyList_New(0)) == NULL)
+    if (hz_asm_table_init(&s.consts) < 0 || hz_asm_table_init(&s.names) < 0 ||
+        hz_asm_table_init(&s.varnames) < 0 || (s.folded = PyList_New(0)) == NULL)
         goto done;
     if (hz_asm_table_add(&s.consts, doc, NULL) < 0)
         goto done;
@@ -736,74 +751,26 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
             goto done;
         }
         s.cobj_cap = 512;
-        s.cobj[0] = NULL;
     }
-    for (int k = 0; k < N; k++) {
-        const Span *st = &cut.stmts[k];
-        bool last = k == N - 1;
-        Py_ssize_t cg_end = PyTuple_GET_SIZE(blk[k].code->co_consts);
-        if (last) {
-            /* the folded constants of the last statement are told apart by compiling it
-             * with the sentinel too (only when it has tuples, the one kind folded) */
-            bool tuples = false;
-            for (Py_ssize_t i = 1; i < cg_end; i++)
-                tuples = tuples || PyTuple_CheckExact(PyTuple_GET_ITEM(blk[k].code->co_consts, i));
-            if (tuples) {
-                int w2;
-                PyCodeObject *co2 = get_block(a, &pc, k, blk[k].extras, true, &w2);
-                if (co2 == NULL) {
-                    a->refusal = "the last statement does not compile with a sentinel";
-                    goto done;
-                }
-                Py_ssize_t m = hz_asm_mark_index(co2);
-                if (m >= 0 && m <= cg_end) {
-                    bool same = true;
-                    for (Py_ssize_t i = 1; same && i < m; i++) {
-                        PyObject *k1 = _PyCode_ConstantKey(PyTuple_GET_ITEM(co2->co_consts, i));
-                        PyObject *k2 = k1 ? _PyCode_ConstantKey(PyTuple_GET_ITEM(blk[k].code->co_consts, i)) : NULL;
-                        int eq = k2 ? PyObject_RichCompareBool(k1, k2, Py_EQ) : -1;
-                        Py_XDECREF(k1);
-                        Py_XDECREF(k2);
-                        if (eq < 0) {
-                            Py_DECREF(co2);
-                            goto done;
-                        }
-                        same = eq == 1;
-                    }
-                    cg_end = m;
-                    if (!same) {
-                        Py_DECREF(co2);
-                        a->refusal = "the last statement's constants differ with a sentinel";
-                        goto done;
-                    }
-                }
-                Py_DECREF(co2);
-            }
-        }
-        size_t len = st->end - st->start;
-        size_t nlines = hz_asm_count_lines(text + st->start, len) +
-                        (len > 0 && text[st->end - 1] != '\n');
-        int r = hz_asm_add_block(&a->refusal, &s, blk[k].code, blk[k].wline, (int)nlines, line + st->line, blk[k].extras,
-                          last, cg_end, nparams);
-        if (r != 0)
+    for (int k = 0; k < N; k++)
+        if (hz_asm_link(&s, hz_asm_block(blk[k].cap), line + cut.stmts[k].line) < 0)
             goto done;
-        /* jumps to this block's end (the sentinel) already point at out.n: the
-         * next block's first instruction */
-    }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(s.folded); i++)
         if (hz_asm_table_add(&s.consts, PyList_GET_ITEM(s.folded, i), NULL) < 0)
             goto done;
     /* constant numbers, then trailing unused constants trimmed (trim_unused_consts) */
     int maxc = 0;
     for (int i = 0; i < s.out.n; i++) {
-        if (s.cobj[i] == NULL)
+        if (s.out.ins[i].op != LOAD_CONST && s.out.ins[i].op != KW_NAMES)
             continue;
-        int j = hz_asm_table_add(&s.consts, s.cobj[i], NULL);
-        if (j < 0)
-            goto done;
-        s.out.ins[i].arg = j;
-        if (j > maxc)
-            maxc = j;
+        if (s.cobj[i] != NULL) {   /* a folded constant: numbered now */
+            int j = hz_asm_table_add(&s.consts, s.cobj[i], NULL);
+            if (j < 0)
+                goto done;
+            s.out.ins[i].arg = j;
+        }
+        if (s.out.ins[i].arg > maxc)
+            maxc = s.out.ins[i].arg;
     }
     consts = PyList_GetSlice(s.consts.list, 0, maxc + 1);
     if (consts == NULL)

@@ -35,6 +35,8 @@ typedef struct {
     unsigned long block_hits;  /* of those, found in the statement cache */
     unsigned long compiles;    /* modules of statement wrappers compiled */
     unsigned long recompiles;  /* statements compiled again: their extras were guessed wrong */
+    unsigned long whole;       /* pieces compiled whole (too much to compile apart) */
+    unsigned long cut_out;     /* statement blocks cut out of those compiles */
 } HzAssembleStats;
 
 /* Never returns NULL (aborts on out-of-memory). */

@@ -81,11 +81,41 @@ typedef struct {
     int stacksize;
 } Asm;
 
-/* Appends block co (its statement's first line wline of wlines in the wrapper, fline
- * in the file; extras: its extra locals or NULL; last: compiled without sentinel;
- * cg_end: for the last, where its code-generation constants end; nparams: the
- * function's) to s. Returns 0, 1 to refuse (*refusal set), -1 with an exception. */
-int hz_asm_add_block(const char **refusal, Asm *s, PyCodeObject *co, int wline, int wlines,
-                     int fline, PyObject *extras, bool last, Py_ssize_t cg_end, int nparams);
+/* A statement's block (held by a capsule "tf.block"; see hz_assemble_link.c). */
+typedef struct {
+    HzBytecode bc;       /* targets in [0, n]: n is the next statement's first */
+    PyObject *consts;    /* tuple: constants numbered where the block is (the first
+                          * nconsts), then folded ones numbered after all blocks'.
+                          * LOAD_CONST/KW_NAMES args: 0 the function's co_consts[0],
+                          * i >= 1 consts[i - 1] */
+    int nconsts;
+    PyObject *names;     /* tuple, in numbering order; name op args index it */
+    PyObject *lnames;    /* tuple of the locals in numbering order; FAST args index it */
+    int stacksize;
+    int nlines;          /* the statement's lines; instruction lines count from 0 */
+    PyObject *g0;        /* set: the names it would use as globals compiled alone */
+    PyObject *bound;     /* set: the locals it binds */
+    PyObject *extras;    /* sorted list: the locals it reads that others bind */
+} HzBlock;
+
+HzBlock *hz_asm_block(PyObject *capsule);   /* borrowed from the capsule */
+
+/* The block of a wrapper's code co (its statement at line wline, nlines lines; extras
+ * it was compiled with, or NULL; last: without sentinel, cg_end then where its
+ * code-generation constants end; params: the function's parameters), as a new
+ * capsule; NULL with *refusal set when the block is not one the assembler takes,
+ * or NULL with an exception. */
+PyObject *hz_asm_block_from_wrapper(const char **refusal, PyCodeObject *co, int wline,
+                                    int nlines, PyObject *extras, bool last, Py_ssize_t cg_end,
+                                    PyObject *params);
+
+/* The blocks of the statements of a whole function's compile fn (statement k at file
+ * line lines[k], nlines[k] lines): out[k] a new capsule, or NULL where the statement
+ * cannot be cut out. Returns 0, or -1 with an exception (out all NULL). */
+int hz_asm_blocks_from_whole(PyCodeObject *fn, const int *lines, const int *nlines, int N,
+                             PyObject *params, PyObject **out);
+
+/* Appends block b, its statement at file line fline, to s. 0, or -1 with an exception. */
+int hz_asm_link(Asm *s, const HzBlock *b, int fline);
 
 #endif
