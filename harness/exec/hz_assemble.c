@@ -53,6 +53,10 @@
 /* Statement blocks kept: program() has ~15-35 statements, and the fuzz loop's inputs
  * come from all over its corpus (see docs/PERFORMANCE.md for the hit rates and RSS). */
 #define HZ_BLOCK_SLOTS 4096
+/* Smaller pieces are compiled whole: compiling one costs ~64 us per KiB (program()
+ * of 8 KiB: 512 us), assembling it from cached blocks ~84 us for 8 KiB, plus a
+ * fixed part (the stub's compile, the cut) that small ones do not pay back. */
+#define HZ_MIN_BYTES 1536
 /* Base hashes of statements seen in pieces compiled whole (direct-mapped). */
 #define HZ_SEEN_SLOTS 16384
 
@@ -70,6 +74,7 @@ struct HzAssembler {
     HzAssembleStats stats;
     const char *refusal;
     bool no_gate;
+    size_t min_bytes;   /* smaller pieces are refused */
 };
 
 /* ---- the block cache ---- */
@@ -123,6 +128,7 @@ HZ_NO_COVERAGE HzAssembler *hz_assembler_new(void)
     if (a == NULL)
         abort();
     a->refusal = "";
+    a->min_bytes = HZ_MIN_BYTES;
     return a;
 }
 
@@ -135,9 +141,10 @@ HZ_NO_COVERAGE void hz_assembler_free(HzAssembler *a)
     free(a);
 }
 
-HZ_NO_COVERAGE void hz_assembler_set_gate(HzAssembler *a, bool gate)
+HZ_NO_COVERAGE void hz_assembler_set_gate(HzAssembler *a, bool gate, size_t min_bytes)
 {
     a->no_gate = !gate;
+    a->min_bytes = min_bytes;
 }
 
 HZ_NO_COVERAGE HzAssembleStats hz_assembler_stats(const HzAssembler *a)
@@ -648,6 +655,12 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
     if (hz_asm_cut(&a->refusal, text, n, &cut) < 0)
         goto done;
     N = cut.nstmts;
+    if (N < 3 || n < a->min_bytes) {
+        /* a small function (make, between, a short program) compiles in less time
+         * than cutting and assembling it takes: compiled whole */
+        a->refusal = "too small";
+        goto done;
+    }
     /* the stub: the header, docstring and globals over `pass`, at the piece's line */
     char ind[64];
     int w = cut.indent < 60 ? cut.indent : 60;
@@ -797,13 +810,19 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
         goto done;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(old); i++)
         PyTuple_SET_ITEM(mconsts, i, Py_NewRef(i == fn_at ? fcode : PyTuple_GET_ITEM(old, i)));
-    PyObject *replace = PyObject_GetAttrString(stubmod, "replace");
-    PyObject *kw = replace ? Py_BuildValue("{sO}", "co_consts", mconsts) : NULL;
-    PyObject *args = kw ? PyTuple_New(0) : NULL;
-    result = args ? PyObject_Call(replace, args, kw) : NULL;
-    Py_XDECREF(replace);
-    Py_XDECREF(kw);
-    Py_XDECREF(args);
+    {
+        PyCodeObject *m = (PyCodeObject *)stubmod;
+        PyObject *mcode = PyCode_GetCode(m);   /* new */
+        PyObject *none = mcode ? PyTuple_New(0) : NULL;
+        if (none != NULL)
+            result = (PyObject *)PyCode_NewWithPosOnlyArgs(
+                m->co_argcount, m->co_posonlyargcount, m->co_kwonlyargcount, m->co_nlocals,
+                m->co_stacksize, m->co_flags, mcode, mconsts, m->co_names,
+                m->co_localsplusnames, none, none, m->co_filename, m->co_name,
+                m->co_qualname, m->co_firstlineno, m->co_linetable, m->co_exceptiontable);
+        Py_XDECREF(mcode);
+        Py_XDECREF(none);
+    }
     if (result != NULL)
         a->stats.assembled++;
 done:

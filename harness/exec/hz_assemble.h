@@ -43,10 +43,12 @@ typedef struct {
 HzAssembler *hz_assembler_new(void);
 void hz_assembler_free(HzAssembler *a);
 
-/* Whether a piece whose statements are mostly new (neither cached nor seen in a
- * piece before) is refused, to be compiled whole: on by default (hz_assemble.c,
- * gather_blocks, says why); the identity test turns it off to assemble everything. */
-void hz_assembler_set_gate(HzAssembler *a, bool gate);
+/* The cost gate, on by default with min_bytes 1536: a piece smaller than min_bytes
+ * is refused (compiled whole by the caller), and with gate one with more than a
+ * third of its statements uncached is compiled whole here, its statements' blocks
+ * cut out of that compile (hz_assemble.c, gather_blocks). The identity test turns
+ * both off to assemble every piece from wrapper compiles. */
+void hz_assembler_set_gate(HzAssembler *a, bool gate, size_t min_bytes);
 
 /* Returns a new reference to the module-level code of the piece text[0..n) -- a
  * top-level `def` with its decorators, first line `line` of filename -- equal to

@@ -131,9 +131,24 @@ HZ_NO_COVERAGE static void block_free(PyObject *cap)
     free(b);
 }
 
-/* A new capsule owning b (freed with it), or NULL (b freed) with an exception. */
+/* A new capsule owning b (freed with it), or NULL (b freed) with an exception. Its
+ * arrays are cut to their size first: thousands of blocks stay cached. */
 HZ_NO_COVERAGE static PyObject *block_capsule(HzBlock *b)
 {
+    if (b->bc.n > 0 && b->bc.n < b->bc.cap) {
+        HzInstr *p = realloc(b->bc.ins, (size_t)b->bc.n * sizeof *p);
+        if (p != NULL) {
+            b->bc.ins = p;
+            b->bc.cap = b->bc.n;
+        }
+    }
+    if (b->bc.nexc > 0 && b->bc.nexc < b->bc.capexc) {
+        HzExcEntry *p = realloc(b->bc.exc, (size_t)b->bc.nexc * sizeof *p);
+        if (p != NULL) {
+            b->bc.exc = p;
+            b->bc.capexc = b->bc.nexc;
+        }
+    }
     PyObject *cap = PyCapsule_New(b, "tf.block", block_free);
     if (cap == NULL) {
         PyObject *tmp = NULL;
@@ -660,6 +675,37 @@ HZ_NO_COVERAGE int hz_asm_blocks_from_whole(PyCodeObject *fn, const int *lines, 
         }
         for (Py_ssize_t i = 0; !fail && i < PyTuple_GET_SIZE(params); i++)
             fail = list_index(ll, PyTuple_GET_ITEM(params, i)) < 0;
+        /* The last statement's `return None` comes after its constants in the
+         * compiler's numbering (it is added when the body is done), though a copy of
+         * it may come first in the code (an exit duplicated into a try's body). */
+        if (!fail && j == N - 1) {
+            Py_ssize_t m = PyList_GET_SIZE(cl), at = -1, none_f = -1, max_other = -1;
+            for (Py_ssize_t q = 0; q < m; q++) {
+                PyObject *c = PyList_GET_ITEM(cl, q);
+                Py_ssize_t f = 0;
+                while (PyTuple_GET_ITEM(fn->co_consts, f) != c)
+                    f++;
+                if (c == Py_None) {
+                    at = q;
+                    none_f = f;
+                }
+                else if (f > max_other)
+                    max_other = f;
+            }
+            if (at >= 0 && none_f > max_other && at != m - 1) {
+                /* renumber: every instruction's index above at moves down by one */
+                for (int i = 0; i < b->bc.n; i++) {
+                    HzInstr *in = &b->bc.ins[i];
+                    if (in->op != LOAD_CONST && in->op != KW_NAMES)
+                        continue;
+                    if (in->arg == at + 1)
+                        in->arg = (int)m;
+                    else if (in->arg > at + 1)
+                        in->arg--;
+                }
+                fail = PySequence_DelItem(cl, at) < 0 || PyList_Append(cl, Py_None) < 0;
+            }
+        }
         b->nconsts = (int)PyList_GET_SIZE(cl);
         b->stacksize = fn->co_stacksize;   /* the function's (an upper bound) until counted */
         b->nlines = nlines[j];

@@ -261,6 +261,22 @@ static void check_source(HzAssembler *as, const char *label, const char *source,
             else if (c->allow_renumbered && gf != NULL && PyCode_Check(wf) &&
                      code_equiv(gf, wf, why2, sizeof why2) == 0) {
                 c->renumbered++;
+                if (getenv("TF_ASM_WHY")) {
+                    PyCodeObject *x = (PyCodeObject *)gf, *y = (PyCodeObject *)wf;
+                    PyObject *kx = _PyCode_ConstantKey(x->co_consts), *ky = _PyCode_ConstantKey(y->co_consts);
+                    fprintf(stderr, "%s: piece %d renumbered: consts %d names %d varnames %d stack %d/%d lines %d\n",
+                            label, i, PyObject_RichCompareBool(kx, ky, Py_EQ),
+                            PyObject_RichCompareBool(x->co_names, y->co_names, Py_EQ),
+                            PyObject_RichCompareBool(x->co_localsplusnames, y->co_localsplusnames, Py_EQ),
+                            x->co_stacksize, y->co_stacksize,
+                            PyObject_RichCompareBool(x->co_linetable, y->co_linetable, Py_EQ));
+                    PyObject *r1 = PyObject_Repr(x->co_consts), *r2 = PyObject_Repr(y->co_consts);
+                    fprintf(stderr, "  %s\n  %s\n", PyUnicode_AsUTF8(r1), PyUnicode_AsUTF8(r2));
+                    Py_XDECREF(r1); Py_XDECREF(r2); Py_XDECREF(kx); Py_XDECREF(ky);
+                    FILE *f = fopen("/tmp/renum.py", "w");
+                    fprintf(f, "%.*s", (int)(end - start), source + start);
+                    fclose(f);
+                }
             }
             else {
                 c->differ++;
@@ -566,7 +582,7 @@ static char *long_function(void)
 static int test_identity(unsigned long count)
 {
     HzAssembler *as = hz_assembler_new();
-    hz_assembler_set_gate(as, false);
+    hz_assembler_set_gate(as, false, 0);
     Counts c = {0};
     check_source(as, "tricky", tricky, &c, true);
     char *lf = long_function();
@@ -615,6 +631,7 @@ static int test_identity(unsigned long count)
 static int test_identity_cut(unsigned long count)
 {
     HzAssembler *as = hz_assembler_new();
+    hz_assembler_set_gate(as, true, 0);   /* the chain's programs are small */
     Counts c = {.allow_renumbered = true};
     uint8_t cur[4096], next[4096];
     size_t n = 96;
@@ -746,7 +763,7 @@ static int test_fallback(void)
         "class C:\n    pass\n",                                                /* not a def */
     };
     HzAssembler *as = hz_assembler_new();
-    hz_assembler_set_gate(as, false);
+    hz_assembler_set_gate(as, false, 0);
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         PyObject *r = hz_assemble_piece(as, refused[i], strlen(refused[i]), 1, "<t>");
         CHECK(r == NULL && !PyErr_Occurred(), "case %zu was not refused: %s", i, refused[i]);
@@ -921,7 +938,7 @@ static int test_no_leak(void)
             before = allocated_blocks();
         }
         HzAssembler *as = hz_assembler_new();
-        hz_assembler_set_gate(as, false);
+        hz_assembler_set_gate(as, false, 0);
         Counts c = {0};
         check_source(as, "tricky", tricky, &c, false);
         check_source(as, "tricky", tricky, &c, false);   /* from the statement cache */
@@ -948,7 +965,7 @@ static double now_us(void)
 static int bench(unsigned long count)
 {
     HzAssembler *as = hz_assembler_new();
-    hz_assembler_set_gate(as, false);
+    hz_assembler_set_gate(as, false, 0);
     double whole = 0, cold = 0, warm = 0, moved = 0;
     unsigned long n = 0;
     for (unsigned long k = 0; k < count; k++) {
@@ -1014,6 +1031,21 @@ int main(int argc, char **argv)
         test_fallback();
     else if (strcmp(argv[1], "identity_cut") == 0)
         test_identity_cut(argc > 2 ? strtoul(argv[2], NULL, 10) : 3000);
+    else if (strcmp(argv[1], "file") == 0 && argc > 2) {   /* a debugging aid */
+        FILE *f = fopen(argv[2], "rb");
+        REQUIRE(f != NULL, "cannot open %s", argv[2]);
+        static char buf[1 << 20];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        HzAssembler *as = hz_assembler_new();
+        Counts c = {0};
+        for (int round = 0; round < 2; round++)   /* compiled whole + cut, then assembled */
+            check_source(as, argv[2], buf, &c, true);
+        printf("%lu defs, %lu identical, %lu fell back, %lu differ\n", c.defs, c.identical,
+               c.fallback, c.differ);
+        hz_assembler_free(as);
+    }
     else if (strcmp(argv[1], "bench") == 0)
         bench(argc > 2 ? strtoul(argv[2], NULL, 10) : 200);
     else if (strcmp(argv[1], "no_leak") == 0)
