@@ -655,7 +655,7 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
     if (hz_asm_cut(&a->refusal, text, n, &cut) < 0)
         goto done;
     N = cut.nstmts;
-    if (N < 3 || n < a->min_bytes) {
+    if (a->min_bytes > 0 && (N < 3 || n < a->min_bytes)) {
         /* a small function (make, between, a short program) compiles in less time
          * than cutting and assembling it takes: compiled whole */
         a->refusal = "too small";
