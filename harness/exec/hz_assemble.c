@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Statement blocks kept: program() has ~15-35 statements, and the fuzz loop's inputs
  * come from all over its corpus (see docs/PERFORMANCE.md for the hit rates and RSS). */
@@ -634,8 +635,34 @@ HZ_NO_COVERAGE static PyCodeObject *stub_function(HzAssembler *a, PyCodeObject *
     return (PyCodeObject *)Py_NewRef(fn);
 }
 
+HZ_NO_COVERAGE static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static PyObject *assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
+                                const char *filename);
+
 HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
                                            const char *filename)
+{
+    double t0 = cpu_now();
+    unsigned long whole = a->stats.whole, assembled = a->stats.assembled;
+    PyObject *r = assemble_piece(a, text, n, line, filename);
+    double dt = cpu_now() - t0;
+    if (a->stats.assembled != assembled)
+        a->stats.cpu_assembled += dt;
+    else if (a->stats.whole != whole)
+        a->stats.cpu_whole += dt;
+    else
+        a->stats.cpu_refused += dt;
+    return r;
+}
+
+HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
+                                               const char *filename)
 {
     Cut cut = {0};
     Buf stub = {0}, key = {0};

@@ -37,6 +37,8 @@ typedef struct {
     unsigned long recompiles;  /* statements compiled again: their extras were guessed wrong */
     unsigned long whole;       /* pieces compiled whole (too much to compile apart) */
     unsigned long cut_out;     /* statement blocks cut out of those compiles */
+    /* CPU seconds in hz_assemble_piece: pieces assembled, compiled whole here, refused */
+    double cpu_assembled, cpu_whole, cpu_refused;
 } HzAssembleStats;
 
 /* Never returns NULL (aborts on out-of-memory). */

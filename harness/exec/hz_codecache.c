@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define HZ_SOURCE_SLOTS 64
 /* libFuzzer mutates inputs from all over its corpus, so pieces are reused long
@@ -129,6 +130,10 @@ HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
         s.asm_assembled = a.assembled;
         s.asm_blocks = a.blocks;
         s.asm_block_hits = a.block_hits;
+        s.asm_whole = a.whole;
+        s.cpu_asm_assembled = a.cpu_assembled;
+        s.cpu_asm_whole = a.cpu_whole;
+        s.cpu_asm_refused = a.cpu_refused;
     }
     return s;
 }
@@ -303,13 +308,21 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
         }
         else {
             code = NULL;
-            if (c->assembler != NULL && is_def_piece(text, source + end)) {
+            bool def = is_def_piece(text, source + end);
+            if (c->assembler != NULL && def) {
                 code = hz_assemble_piece(c->assembler, text, end - start, line, filename);
                 if (code == NULL)
                     PyErr_Clear();   /* out of memory there: the compile may still do */
             }
-            if (code == NULL)
+            if (code == NULL) {
+                struct timespec t0, t1;
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
                 code = compile_piece(source, start, end, line, filename);
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+                if (def)
+                    c->stats.cpu_def_compile += (double)(t1.tv_sec - t0.tv_sec) +
+                                                (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+            }
             if (code == NULL) {   /* not cuttable here, or not Python at all */
                 Py_DECREF(tuple);
                 PyErr_Clear();

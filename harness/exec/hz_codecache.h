@@ -48,7 +48,10 @@ typedef struct {
     unsigned long piece_hits;    /* of those, already compiled */
     /* def pieces not cached: offered to the assembler (hz_assemble.h), assembled,
      * and its statement compiles looked up and found */
-    unsigned long asm_pieces, asm_assembled, asm_blocks, asm_block_hits;
+    unsigned long asm_pieces, asm_assembled, asm_blocks, asm_block_hits, asm_whole;
+    /* CPU seconds: compiling def pieces (the caller's compile, when the assembler
+     * is off or refused one), and in the assembler: assembled, compiled whole, refused */
+    double cpu_def_compile, cpu_asm_assembled, cpu_asm_whole, cpu_asm_refused;
 } HzCodeCacheStats;
 
 /* Never returns NULL (aborts on out-of-memory). CPython must be initialised for
