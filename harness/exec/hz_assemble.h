@@ -39,6 +39,9 @@ typedef struct {
     unsigned long cut_out;     /* statement blocks cut out of those compiles */
     /* CPU seconds in hz_assemble_piece: pieces assembled, compiled whole here, refused */
     double cpu_assembled, cpu_whole, cpu_refused;
+    double cpu_whole_compile, cpu_cut_out;   /* of cpu_whole: the compile, the cutting out */
+    double cpu_wrappers;       /* compiling statement wrappers (in cpu_assembled) */
+    unsigned long wrappers;    /* statement wrappers compiled */
 } HzAssembleStats;
 
 /* Never returns NULL (aborts on out-of-memory). */

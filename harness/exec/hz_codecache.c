@@ -134,6 +134,10 @@ HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
         s.cpu_asm_assembled = a.cpu_assembled;
         s.cpu_asm_whole = a.cpu_whole;
         s.cpu_asm_refused = a.cpu_refused;
+        s.cpu_asm_whole_compile = a.cpu_whole_compile;
+        s.cpu_asm_cut_out = a.cpu_cut_out;
+        s.cpu_asm_wrappers = a.cpu_wrappers;
+        s.asm_wrappers = a.wrappers;
     }
     return s;
 }

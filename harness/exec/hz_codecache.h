@@ -52,6 +52,8 @@ typedef struct {
     /* CPU seconds: compiling def pieces (the caller's compile, when the assembler
      * is off or refused one), and in the assembler: assembled, compiled whole, refused */
     double cpu_def_compile, cpu_asm_assembled, cpu_asm_whole, cpu_asm_refused;
+    double cpu_asm_whole_compile, cpu_asm_cut_out, cpu_asm_wrappers;
+    unsigned long asm_wrappers;
 } HzCodeCacheStats;
 
 /* Never returns NULL (aborts on out-of-memory). CPython must be initialised for
