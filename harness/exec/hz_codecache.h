@@ -21,7 +21,8 @@
  * A top-level `def` piece that is not cached is assembled from its statements
  * compiled apart and cached by text (hz_assemble.h): the code object is the piece's
  * compile byte for byte, so exact lookups take it too. Only with TRACEFUZZ_ASSEMBLE=1
- * (read by hz_codecache_new); by default def pieces are compiled whole. */
+ * (read by hz_codecache_new; 2: small pieces too, for the tests); by default def
+ * pieces are compiled whole. */
 #ifndef HZ_CODECACHE_H
 #define HZ_CODECACHE_H
 
