@@ -51,37 +51,9 @@
 #include <string.h>
 #include <time.h>
 
-/* Statement blocks kept: program() has ~15-35 statements, and the fuzz loop's inputs
- * come from all over its corpus (see docs/PERFORMANCE.md for the hit rates and RSS). */
-#define HZ_BLOCK_SLOTS 4096
-/* Smaller pieces are compiled whole: compiling one costs ~64 us per KiB (program()
- * of 8 KiB: 512 us), assembling it from cached blocks ~84 us for 8 KiB, plus a
- * fixed part (the stub's compile, the cut) that small ones do not pay back. */
-#define HZ_MIN_BYTES 1536
-/* Base hashes of statements seen in pieces compiled whole (direct-mapped). */
-#define HZ_SEEN_SLOTS 16384
-
-typedef struct {
-    uint64_t hash;
-    char *key;         /* malloc'd; NULL for an empty slot */
-    size_t len;
-    PyObject *code;    /* owned: a block (capsule, hz_assemble_int.h), or a module code:
-                        * a stub's, or a wrapper's for a last statement's constants */
-} Slot;
-
-struct HzAssembler {
-    Slot slots[HZ_BLOCK_SLOTS];
-    uint64_t seen[HZ_SEEN_SLOTS];
-    HzAssembleStats stats;
-    const char *refusal;
-    bool no_gate;
-    size_t min_bytes;   /* smaller pieces are refused */
-    bool cut_seen_only; /* cut blocks out of whole compiles only when mostly seen */
-};
-
 /* ---- the block cache ---- */
 
-HZ_NO_COVERAGE static uint64_t fnv(const char *s, size_t n)
+HZ_NO_COVERAGE uint64_t hz_asm_fnv(const char *s, size_t n)
 {
     uint64_t h = 14695981039346656037ull;
     for (size_t i = 0; i < n; i++)
@@ -97,7 +69,7 @@ HZ_NO_COVERAGE static void slot_clear(Slot *s)
 }
 
 /* The slot holding key (counted as a lookup), or NULL. */
-HZ_NO_COVERAGE static Slot *slot_find(HzAssembler *a, const char *key, size_t len, uint64_t h)
+HZ_NO_COVERAGE Slot *hz_asm_slot_find(HzAssembler *a, const char *key, size_t len, uint64_t h)
 {
     Slot *s = &a->slots[h % HZ_BLOCK_SLOTS];
     a->stats.blocks++;
@@ -110,7 +82,7 @@ HZ_NO_COVERAGE static Slot *slot_find(HzAssembler *a, const char *key, size_t le
 
 /* key's slot emptied and keyed (its former entry evicted), or NULL on out-of-memory
  * (nothing stored then: the caller goes on without caching). */
-HZ_NO_COVERAGE static Slot *slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h)
+HZ_NO_COVERAGE Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h)
 {
     Slot *s = &a->slots[h % HZ_BLOCK_SLOTS];
     char *k = malloc(len);
@@ -131,7 +103,7 @@ HZ_NO_COVERAGE HzAssembler *hz_assembler_new(void)
         abort();
     a->refusal = "";
     a->min_bytes = HZ_MIN_BYTES;
-    a->cut_seen_only = getenv("TF_ASM_CUT_ALL") == NULL;
+    a->cut_seen_only = true;
     return a;
 }
 
@@ -163,12 +135,12 @@ HZ_NO_COVERAGE const char *hz_assembler_last_refusal(const HzAssembler *a)
 /* Returns a new reference to the code for key (the source compiled, padded with
  * pad newlines, as filename), from the cache or compiled and stored; NULL without
  * an exception when it does not compile, NULL with one on out-of-memory. */
-HZ_NO_COVERAGE static PyObject *cached_compile(HzAssembler *a, const char *key, size_t len,
+HZ_NO_COVERAGE PyObject *hz_asm_cached_compile(HzAssembler *a, const char *key, size_t len,
                                                const char *src, int pad, const char *filename,
                                                bool function)
 {
-    uint64_t h = fnv(key, len);
-    Slot *s = slot_find(a, key, len, h);
+    uint64_t h = hz_asm_fnv(key, len);
+    Slot *s = hz_asm_slot_find(a, key, len, h);
     if (s != NULL)
         return Py_NewRef(s->code);
     size_t n = strlen(src);
@@ -196,447 +168,11 @@ HZ_NO_COVERAGE static PyObject *cached_compile(HzAssembler *a, const char *key, 
         if (code == NULL)
             return NULL;
     }
-    s = slot_put(a, key, len, h);
+    s = hz_asm_slot_put(a, key, len, h);
     if (s != NULL)   /* else used, not cached */
         s->code = Py_NewRef(code);
     return code;
 }
-/* ---- the blocks ---- */
-
-/* A piece being assembled: its text, cut, file and parameters. */
-typedef struct {
-    const char *text;
-    size_t n;
-    const Cut *cut;
-    const char *filename;   /* for the compiler's warnings only: not in the block key */
-    PyObject *params;   /* borrowed: the stub's parameter names (a tuple) */
-} Piece;
-
-/* Writes the wrapper of statement k into b; *wline = its first line there. extras:
- * a list of str or NULL. */
-HZ_NO_COVERAGE static void block_text(const Piece *pc, int k, PyObject *extras, bool sentinel,
-                                      Buf *b, int *wline)
-{
-    const Cut *cut = pc->cut;
-    const Span *st = &cut->stmts[k];
-    char ind[64];
-    int w = cut->indent < 60 ? cut->indent : 60;
-    memset(ind, ' ', (size_t)w);
-    ind[w] = '\0';
-    hz_asm_buf_str(b, "def __tf_stmt__(");
-    Py_ssize_t np = PyTuple_GET_SIZE(pc->params);
-    for (Py_ssize_t i = 0; i < np; i++) {
-        hz_asm_buf_pyname(b, PyTuple_GET_ITEM(pc->params, i));
-        hz_asm_buf_str(b, ", ");
-    }
-    for (Py_ssize_t i = 0; extras != NULL && i < PyList_GET_SIZE(extras); i++) {
-        hz_asm_buf_pyname(b, PyList_GET_ITEM(extras, i));
-        hz_asm_buf_str(b, ", ");
-    }
-    hz_asm_buf_str(b, "):\n");
-    *wline = 2;
-    if (cut->doc.end > cut->doc.start) {
-        hz_asm_buf_add(b, pc->text + cut->doc.start, cut->doc.end - cut->doc.start);
-        *wline += (int)hz_asm_count_lines(pc->text + cut->doc.start, cut->doc.end - cut->doc.start);
-    }
-    hz_asm_buf_str(b, ind);
-    hz_asm_buf_str(b, "global ");
-    if (cut->globals.n > 0)
-        hz_asm_buf_add(b, cut->globals.p, cut->globals.n);
-    hz_asm_buf_str(b, SENTINEL "\n");
-    (*wline)++;
-    hz_asm_buf_add(b, pc->text + st->start, st->end - st->start);
-    if (st->end == st->start || pc->text[st->end - 1] != '\n')
-        hz_asm_buf_str(b, "\n");
-    if (sentinel) {
-        hz_asm_buf_str(b, ind);
-        hz_asm_buf_str(b, SENTINEL " = " MARK_SRC "; " SENTINEL " = " MARK_SRC "\n");
-    }
-}
-
-/* Returns a new reference to statement k's block (a function code object) and sets
- * *wline; NULL without an exception when it does not compile. */
-HZ_NO_COVERAGE static PyCodeObject *get_block(HzAssembler *a, const Piece *pc, int k,
-                                              PyObject *extras, bool sentinel, int *wline)
-{
-    Buf b = {0};
-    block_text(pc, k, extras, sentinel, &b, wline);
-    if (b.failed) {
-        free(b.p);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    PyObject *code = cached_compile(a, b.p, b.n, b.p, 0, pc->filename, true);
-    free(b.p);
-    return (PyCodeObject *)code;
-}
-
-HZ_NO_COVERAGE static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* ---- the statements' blocks: from the cache, compiled together, or cut out ---- */
-
-/* Statement k's block while a piece is assembled (references owned). */
-typedef struct {
-    PyObject *cap;       /* its block (a capsule) */
-    Buf key;             /* the cache key: the wrapper's text without extras */
-    uint64_t hash;
-} Blk;
-
-HZ_NO_COVERAGE static void blk_clear(Blk *b)
-{
-    Py_CLEAR(b->cap);
-    free(b->key.p);
-    memset(b, 0, sizeof *b);
-}
-
-HZ_NO_COVERAGE static void store_block(HzAssembler *a, Blk *b)
-{
-    Slot *s = slot_put(a, b->key.p, b->key.n, b->hash);
-    if (s != NULL)
-        s->code = Py_NewRef(b->cap);
-}
-
-/* Where the last statement's code-generation constants end in its block co: the
- * folded constants after them are told apart by compiling it with the sentinel too
- * (only when it has tuples, the one kind the optimiser folds). -1 to refuse. */
-HZ_NO_COVERAGE static Py_ssize_t last_cg_end(HzAssembler *a, const Piece *pc, int k,
-                                             PyObject *extras, PyCodeObject *co)
-{
-    Py_ssize_t cg_end = PyTuple_GET_SIZE(co->co_consts);
-    bool tuples = false;
-    for (Py_ssize_t i = 1; i < cg_end; i++)
-        tuples = tuples || PyTuple_CheckExact(PyTuple_GET_ITEM(co->co_consts, i));
-    if (!tuples)
-        return cg_end;
-    int w2;
-    PyCodeObject *co2 = get_block(a, pc, k, extras, true, &w2);
-    if (co2 == NULL) {
-        a->refusal = "the last statement does not compile with a sentinel";
-        return -1;
-    }
-    Py_ssize_t m = hz_asm_mark_index(co2);
-    if (m >= 0 && m <= cg_end) {
-        for (Py_ssize_t i = 1; i < m; i++) {
-            PyObject *k1 = _PyCode_ConstantKey(PyTuple_GET_ITEM(co2->co_consts, i));
-            PyObject *k2 = k1 ? _PyCode_ConstantKey(PyTuple_GET_ITEM(co->co_consts, i)) : NULL;
-            int eq = k2 ? PyObject_RichCompareBool(k1, k2, Py_EQ) : -1;
-            Py_XDECREF(k1);
-            Py_XDECREF(k2);
-            if (eq != 1) {
-                PyErr_Clear();
-                Py_DECREF(co2);
-                a->refusal = "the last statement's constants differ with a sentinel";
-                return -1;
-            }
-        }
-        cg_end = m;
-    }
-    Py_DECREF(co2);
-    return cg_end;
-}
-
-/* Compiles the wrappers of the statements with want[k] != NULL, extras want[k], as
- * one module (one parse for all) and stores each block in blk[k] and the cache.
- * Returns 0, 1 to refuse (a->refusal set), -1 on error. */
-HZ_NO_COVERAGE static int compile_blocks(HzAssembler *a, const Piece *pc, int N, Blk *blk,
-                                         PyObject **want)
-{
-    Buf src = {0};
-    int line = 1, rc = -1;
-    int *wline = malloc((size_t)N * sizeof *wline);
-    if (wline == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (int k = 0; k < N; k++) {
-        if (want[k] == NULL)
-            continue;
-        size_t at = src.n;
-        int wl;
-        block_text(pc, k, want[k], k < N - 1, &src, &wl);
-        wline[k] = line + wl - 1;
-        line += (int)hz_asm_count_lines(src.p + at, src.n - at);
-    }
-    if (src.failed) {
-        free(src.p);
-        free(wline);
-        PyErr_NoMemory();
-        return -1;
-    }
-    double t0 = cpu_now();
-    PyObject *mod = Py_CompileStringExFlags(src.p, pc->filename, Py_file_input, NULL, 0);
-    a->stats.cpu_wrappers += cpu_now() - t0;
-    for (int k = 0; k < N; k++)
-        a->stats.wrappers += want[k] != NULL;
-    free(src.p);
-    if (mod == NULL) {
-        free(wline);
-        if (PyErr_ExceptionMatches(PyExc_MemoryError))
-            return -1;
-        PyErr_Clear();
-        a->refusal = "a statement does not compile alone";
-        return 1;
-    }
-    a->stats.compiles++;
-    PyObject *consts = ((PyCodeObject *)mod)->co_consts;
-    Py_ssize_t ci = 0;
-    for (int k = 0; k < N; k++) {
-        if (want[k] == NULL)
-            continue;
-        while (ci < PyTuple_GET_SIZE(consts) && !PyCode_Check(PyTuple_GET_ITEM(consts, ci)))
-            ci++;
-        if (ci == PyTuple_GET_SIZE(consts)) {
-            a->refusal = "a wrapper holds no function";
-            rc = 1;
-            goto done;
-        }
-        PyCodeObject *co = (PyCodeObject *)PyTuple_GET_ITEM(consts, ci++);
-        bool last = k == N - 1;
-        Py_ssize_t cg_end = last ? last_cg_end(a, pc, k, want[k], co) : 0;
-        if (cg_end < 0) {
-            rc = PyErr_Occurred() ? -1 : 1;
-            goto done;
-        }
-        const Span *st = &pc->cut->stmts[k];
-        size_t len = st->end - st->start;
-        int nlines = (int)hz_asm_count_lines(pc->text + st->start, len) +
-                     (len > 0 && pc->text[st->end - 1] != '\n');
-        PyObject *cap = hz_asm_block_from_wrapper(&a->refusal, co, wline[k], nlines, want[k],
-                                                  last, cg_end, pc->params);
-        if (cap == NULL) {
-            rc = PyErr_Occurred() ? -1 : 1;
-            goto done;
-        }
-        Py_XSETREF(blk[k].cap, cap);
-        store_block(a, &blk[k]);
-    }
-    rc = 0;
-done:
-    free(wline);
-    Py_DECREF(mod);
-    return rc;
-}
-
-/* A sorted list of the set's names (new reference), or NULL. */
-HZ_NO_COVERAGE static PyObject *sorted_list(PyObject *set)
-{
-    PyObject *l = PySequence_List(set);
-    if (l != NULL && PyList_Sort(l) < 0)
-        Py_CLEAR(l);
-    return l;
-}
-
-/* Fills blk[0..N): each statement's block, made for exactly the extra locals it
- * needs (the names it reads as globals that another statement binds). Cached blocks
- * are taken as they are; the others are compiled in one module with a guess of
- * their extras from the text, and again (together) where the guess was wrong.
- * Returns 0, 1 to refuse (a->refusal set), 2 when the piece is better compiled
- * whole (and its blocks cut out of that compile), -1 on error. */
-HZ_NO_COVERAGE static int gather_blocks(HzAssembler *a, const Piece *pc, int N, Blk *blk)
-{
-    int rc = -1, nmiss = 0, nseen = 0;
-    PyObject **want = calloc((size_t)N, sizeof *want);
-    PyObject *known = PySet_New(NULL), *U = PySet_New(NULL);
-    PyObject **idents = calloc((size_t)N, sizeof *idents);
-    PyObject **assigned = calloc((size_t)N, sizeof *assigned);
-    if (want == NULL || known == NULL || U == NULL || idents == NULL || assigned == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
-        goto done;
-    }
-    for (int k = 0; k < N; k++) {
-        int wl;
-        block_text(pc, k, NULL, k < N - 1, &blk[k].key, &wl);
-        if (blk[k].key.failed) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        blk[k].hash = fnv(blk[k].key.p, blk[k].key.n);
-        Slot *s = slot_find(a, blk[k].key.p, blk[k].key.n, blk[k].hash);
-        if (s != NULL && PyCapsule_CheckExact(s->code)) {
-            blk[k].cap = Py_NewRef(s->code);
-            if (_PySet_Update(known, hz_asm_block(s->code)->bound) < 0)
-                goto done;
-            continue;
-        }
-        nmiss++;
-        nseen += a->seen[blk[k].hash % HZ_SEEN_SLOTS] == blk[k].hash;
-    }
-    /* More statements to compile than a third: compiling them apart would cost more
-     * than compiling the function (each wrapper is a function of its own), so the
-     * piece is compiled whole. Its statements are cut out of that compile into the
-     * cache when most of them were seen in a piece before (a program edited again:
-     * its next edits will find them); a piece of mostly new statements (a fresh
-     * program, most of which are never edited) is only remembered as seen, which
-     * costs a hash per statement instead of cutting (~27% of the compile). */
-    if (!a->no_gate && nmiss > N / 3) {
-        if (a->cut_seen_only && 2 * nseen < nmiss) {
-            for (int k = 0; k < N; k++)
-                a->seen[blk[k].hash % HZ_SEEN_SLOTS] = blk[k].hash;
-            a->refusal = "mostly new statements";
-            rc = 1;
-            goto done;
-        }
-        rc = 2;
-        goto done;
-    }
-    if (nmiss > 0) {
-        /* the guess: names the text uses that some statement visibly binds, but not
-         * the ones it binds itself, never a parameter or a declared global */
-        for (int k = 0; k < N; k++) {
-            if (blk[k].cap != NULL)
-                continue;
-            const Span *st = &pc->cut->stmts[k];
-            idents[k] = PySet_New(NULL);
-            assigned[k] = PySet_New(NULL);
-            if (idents[k] == NULL || assigned[k] == NULL ||
-                hz_asm_names(pc->text + st->start, st->end - st->start, idents[k],
-                             assigned[k]) < 0 ||
-                _PySet_Update(known, assigned[k]) < 0)
-                goto done;
-        }
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pc->params); i++)
-            if (PySet_Discard(known, PyTuple_GET_ITEM(pc->params, i)) < 0)
-                goto done;
-        if (pc->cut->globals.n > 0) {
-            PyObject *gl = PySet_New(NULL), *dummy = PySet_New(NULL);
-            int r = gl && dummy ? hz_asm_names(pc->cut->globals.p, pc->cut->globals.n, gl, dummy) : -1;
-            PyObject *rest = r == 0 ? PyNumber_Subtract(known, gl) : NULL;
-            Py_XDECREF(gl);
-            Py_XDECREF(dummy);
-            if (rest == NULL)
-                goto done;
-            Py_SETREF(known, rest);
-        }
-        for (int k = 0; k < N; k++) {
-            if (blk[k].cap != NULL)
-                continue;
-            PyObject *g = PyNumber_And(idents[k], known);
-            PyObject *e = g ? PyNumber_Subtract(g, assigned[k]) : NULL;
-            Py_XDECREF(g);
-            want[k] = e ? sorted_list(e) : NULL;
-            Py_XDECREF(e);
-            if (want[k] == NULL)
-                goto done;
-        }
-        int r = compile_blocks(a, pc, N, blk, want);
-        if (r != 0) {
-            rc = r;
-            goto done;
-        }
-    }
-    /* the extras each statement needs, now that all bindings are known */
-    for (int k = 0; k < N; k++)
-        if (_PySet_Update(U, hz_asm_block(blk[k].cap)->bound) < 0)
-            goto done;
-    int again = 0;
-    for (int k = 0; k < N; k++) {
-        Py_CLEAR(want[k]);
-        HzBlock *b = hz_asm_block(blk[k].cap);
-        PyObject *e = PyNumber_And(b->g0, U);
-        PyObject *l = e ? sorted_list(e) : NULL;
-        Py_XDECREF(e);
-        if (l == NULL)
-            goto done;
-        int same = PyObject_RichCompareBool(l, b->extras, Py_EQ);
-        if (same < 0) {
-            Py_DECREF(l);
-            goto done;
-        }
-        if (same)
-            Py_DECREF(l);
-        else {
-            want[k] = l;
-            again++;
-        }
-    }
-    if (again > 0) {
-        a->stats.recompiles += (unsigned long)again;
-        int r = compile_blocks(a, pc, N, blk, want);
-        if (r != 0) {
-            rc = r;
-            goto done;
-        }
-    }
-    rc = 0;
-done:
-    for (int k = 0; k < N; k++) {
-        if (want != NULL)
-            Py_XDECREF(want[k]);
-        if (idents != NULL)
-            Py_XDECREF(idents[k]);
-        if (assigned != NULL)
-            Py_XDECREF(assigned[k]);
-    }
-    free(want);
-    free(idents);
-    free(assigned);
-    Py_XDECREF(known);
-    Py_XDECREF(U);
-    return rc;
-}
-
-/* The piece compiled whole (padded to its line), as a new reference, its statements'
- * blocks cut out of it into the cache; NULL with an exception when it does not
- * compile. */
-HZ_NO_COVERAGE static PyObject *compile_whole_piece(HzAssembler *a, const Piece *pc, int N,
-                                                    Blk *blk, int line, Py_ssize_t fn_at)
-{
-    size_t pad = (size_t)(line - 1);
-    char *buf = malloc(pad + pc->n + 1);
-    if (buf == NULL)
-        return PyErr_NoMemory();
-    memset(buf, '\n', pad);
-    memcpy(buf + pad, pc->text, pc->n);
-    buf[pad + pc->n] = '\0';
-    double t0 = cpu_now();
-    PyObject *mod = Py_CompileStringExFlags(buf, pc->filename, Py_file_input, NULL, 0);
-    free(buf);
-    double t1 = cpu_now();
-    a->stats.cpu_whole_compile += t1 - t0;
-    if (mod == NULL)
-        return NULL;
-    a->stats.whole++;
-    PyObject *consts = ((PyCodeObject *)mod)->co_consts;
-    if (fn_at >= PyTuple_GET_SIZE(consts) || !PyCode_Check(PyTuple_GET_ITEM(consts, fn_at)))
-        return mod;
-    int *lines = malloc((size_t)N * sizeof *lines), *nlines = malloc((size_t)N * sizeof *nlines);
-    PyObject **caps = calloc((size_t)N, sizeof *caps);
-    if (lines == NULL || nlines == NULL || caps == NULL) {
-        free(lines);
-        free(nlines);
-        free(caps);
-        return mod;   /* no blocks then */
-    }
-    for (int k = 0; k < N; k++) {
-        const Span *st = &pc->cut->stmts[k];
-        size_t len = st->end - st->start;
-        lines[k] = line + st->line;
-        nlines[k] = (int)hz_asm_count_lines(pc->text + st->start, len) +
-                    (len > 0 && pc->text[st->end - 1] != '\n');
-    }
-    if (hz_asm_blocks_from_whole((PyCodeObject *)PyTuple_GET_ITEM(consts, fn_at), lines, nlines,
-                                 N, pc->params, caps) < 0)
-        PyErr_Clear();   /* the code is good without its blocks */
-    for (int k = 0; k < N; k++) {
-        if (caps[k] == NULL)
-            continue;
-        Py_XSETREF(blk[k].cap, caps[k]);
-        store_block(a, &blk[k]);
-        a->stats.cut_out++;
-    }
-    free(lines);
-    free(nlines);
-    free(caps);
-    a->stats.cpu_cut_out += cpu_now() - t1;
-    return mod;
-}
-
 HZ_NO_COVERAGE static PyCodeObject *stub_function(HzAssembler *a, PyCodeObject *mod, Py_ssize_t *at)
 {
     PyCodeObject *fn = NULL;
@@ -670,10 +206,10 @@ static PyObject *assemble_piece(HzAssembler *a, const char *text, size_t n, int 
 HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
                                            const char *filename)
 {
-    double t0 = cpu_now();
+    double t0 = hz_asm_cpu_now();
     unsigned long whole = a->stats.whole, assembled = a->stats.assembled;
     PyObject *r = assemble_piece(a, text, n, line, filename);
-    double dt = cpu_now() - t0;
+    double dt = hz_asm_cpu_now() - t0;
     if (a->stats.assembled != assembled)
         a->stats.cpu_assembled += dt;
     else if (a->stats.whole != whole)
@@ -748,7 +284,7 @@ HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text,
         PyErr_NoMemory();
         goto done;
     }
-    stubmod = cached_compile(a, key.p, key.n, stub.p, line - 1, filename, false);
+    stubmod = hz_asm_cached_compile(a, key.p, key.n, stub.p, line - 1, filename, false);
     if (stubmod == NULL) {
         a->refusal = "the header does not compile with body pass";
         goto done;
@@ -774,9 +310,9 @@ HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text,
         PyErr_NoMemory();
         goto done;
     }
-    int g = gather_blocks(a, &pc, N, blk);
+    int g = hz_asm_gather(a, &pc, N, blk);
     if (g == 2) {
-        result = compile_whole_piece(a, &pc, N, blk, line, fn_at);
+        result = hz_asm_compile_whole(a, &pc, N, blk, line, fn_at);
         if (result == NULL) {
             PyErr_Clear();   /* the caller's compile reports it */
             a->refusal = "the piece does not compile";
@@ -884,7 +420,7 @@ done:
     free(stub.p);
     free(key.p);
     for (int k = 0; blk != NULL && k < N; k++)
-        blk_clear(&blk[k]);
+        hz_asm_blk_clear(&blk[k]);
     free(blk);
     hz_bc_clear(&s.out);
     free(s.cobj);

@@ -3,6 +3,7 @@
 #ifndef HZ_ASSEMBLE_INT_H
 #define HZ_ASSEMBLE_INT_H
 
+#include "hz_assemble.h"
 #include "hz_bytecode.h"
 
 #include <stdbool.h>
@@ -117,5 +118,73 @@ int hz_asm_blocks_from_whole(PyCodeObject *fn, const int *lines, const int *nlin
 
 /* Appends block b, its statement at file line fline, to s. 0, or -1 with an exception. */
 int hz_asm_link(Asm *s, const HzBlock *b, int fline);
+
+/* ---- hz_assemble.c and hz_assemble_blocks.c: the assembler, its cache ---- */
+
+/* Statement blocks kept: program() has ~15-35 statements, and the fuzz loop's inputs
+ * come from all over its corpus (see docs/PERFORMANCE.md for the hit rates and RSS). */
+#define HZ_BLOCK_SLOTS 4096
+/* Smaller pieces are compiled whole: compiling one costs ~64 us per KiB (program()
+ * of 8 KiB: 512 us), assembling it from cached blocks ~84 us for 8 KiB, plus a
+ * fixed part (the stub's compile, the cut) that small ones do not pay back. */
+#define HZ_MIN_BYTES 1536
+/* Base hashes of statements seen in pieces compiled whole (direct-mapped). */
+#define HZ_SEEN_SLOTS 16384
+
+typedef struct {
+    uint64_t hash;
+    char *key;         /* malloc'd; NULL for an empty slot */
+    size_t len;
+    PyObject *code;    /* owned: a block (capsule, hz_assemble_int.h), or a module code:
+                        * a stub's, or a wrapper's for a last statement's constants */
+} Slot;
+
+struct HzAssembler {
+    Slot slots[HZ_BLOCK_SLOTS];
+    uint64_t seen[HZ_SEEN_SLOTS];
+    HzAssembleStats stats;
+    const char *refusal;
+    bool no_gate;
+    size_t min_bytes;   /* smaller pieces are refused */
+    bool cut_seen_only; /* cut blocks out of whole compiles only when mostly seen */
+};
+
+uint64_t hz_asm_fnv(const char *s, size_t n);
+/* The slot holding key (counted as a lookup), or NULL. */
+Slot *hz_asm_slot_find(HzAssembler *a, const char *key, size_t len, uint64_t h);
+/* key's slot emptied and keyed (its former entry evicted), or NULL on out-of-memory. */
+Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h);
+/* A new reference to the code of src (padded with pad newlines) cached by key: a
+ * module, or with function its one code constant; NULL without an exception when it
+ * does not compile, with one on out-of-memory. */
+PyObject *hz_asm_cached_compile(HzAssembler *a, const char *key, size_t len, const char *src,
+                                int pad, const char *filename, bool function);
+double hz_asm_cpu_now(void);   /* this thread's CPU seconds */
+
+/* A piece being assembled: its text, cut, file and parameters. */
+typedef struct {
+    const char *text;
+    size_t n;
+    const Cut *cut;
+    const char *filename;   /* for the compiler's warnings only: not in the block key */
+    PyObject *params;   /* borrowed: the stub's parameter names (a tuple) */
+} Piece;
+
+/* Statement k's block while a piece is assembled (references owned). */
+typedef struct {
+    PyObject *cap;       /* its block (a capsule) */
+    Buf key;             /* the cache key: the wrapper's text without extras */
+    uint64_t hash;
+} Blk;
+
+void hz_asm_blk_clear(Blk *b);
+/* Fills blk[0..N) (see hz_assemble_blocks.c); 0, 1 to refuse (a->refusal set), 2 to
+ * compile the piece whole (hz_asm_compile_whole), -1 with an exception. */
+int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *blk);
+/* The piece compiled whole at line, a new reference, its blocks cut out into the
+ * cache (fn_at: the function's index in the module's constants); NULL with the
+ * compile's exception. */
+PyObject *hz_asm_compile_whole(HzAssembler *a, const Piece *pc, int N, Blk *blk, int line,
+                               Py_ssize_t fn_at);
 
 #endif
