@@ -234,7 +234,7 @@ HZ_NO_COVERAGE static int block_facts(HzBlock *b, int nparams_in_lnames, PyObjec
     return 0;
 }
 
-/* The extras a block was made for: its g0 names that are locals (sorted list). */
+/* The extras a block was made for: its g0 names that are locals (a new sorted list). */
 HZ_NO_COVERAGE static PyObject *block_extras(HzBlock *b, PyObject *locals)
 {
     PyObject *e = PyNumber_And(b->g0, locals);
