@@ -134,6 +134,14 @@ static void print_counts(void)
     fprintf(stderr, "tracefuzz fuzz target: %lu inputs, %lu reused compiled code, "
             "%lu of %lu pieces reused, %lu invalid, %lu nondeterministic\n", ninputs,
             cs.source_hits, cs.piece_hits, cs.pieces, ninvalid, nnondet);
+    fprintf(stderr, "tracefuzz fuzz target: assembler: %lu statement wrappers compiled in "
+            "%.3f CPU s\n", cs.asm_wrappers, cs.cpu_asm_wrappers);
+    fprintf(stderr, "tracefuzz fuzz target: %lu of %lu def pieces assembled, %lu compiled "
+            "whole by the assembler, %lu of %lu statement lookups hit; CPU s: def pieces "
+            "compiled %.3f, assembled %.3f, whole+cut %.3f (compile %.3f, cut out %.3f), refused %.3f\n", cs.asm_assembled,
+            cs.asm_pieces, cs.asm_whole, cs.asm_block_hits, cs.asm_blocks, cs.cpu_def_compile,
+            cs.cpu_asm_assembled, cs.cpu_asm_whole, cs.cpu_asm_whole_compile, cs.cpu_asm_cut_out,
+            cs.cpu_asm_refused);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

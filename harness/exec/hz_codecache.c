@@ -8,11 +8,13 @@
  * invisible to programs), so one code object serves every run of every input that
  * has the piece, as it already served the three runs of one input. */
 #include "hz_codecache.h"
+#include "hz_assemble.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define HZ_SOURCE_SLOTS 64
 /* libFuzzer mutates inputs from all over its corpus, so pieces are reused long
@@ -38,6 +40,7 @@ struct HzCodeCache {
     Entry sources[HZ_SOURCE_SLOTS];
     Entry pieces[HZ_PIECE_SLOTS];
     HzCodeCacheStats stats;
+    HzAssembler *assembler;   /* NULL: TRACEFUZZ_ASSEMBLE=0 */
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)
@@ -99,6 +102,12 @@ HZ_NO_COVERAGE HzCodeCache *hz_codecache_new(void)
     HzCodeCache *c = calloc(1, sizeof *c);
     if (c == NULL)
         abort();
+    /* off by default until it pays in the fuzz loop (docs/PERFORMANCE.md) */
+    const char *env = getenv("TRACEFUZZ_ASSEMBLE");
+    if (env != NULL && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0))
+        c->assembler = hz_assembler_new();
+    if (env != NULL && strcmp(env, "2") == 0)   /* small pieces too (for tests) */
+        hz_assembler_set_gate(c->assembler, true, 0);
     return c;
 }
 
@@ -110,12 +119,29 @@ HZ_NO_COVERAGE void hz_codecache_free(HzCodeCache *c)
         entry_clear(&c->sources[i]);
     for (int i = 0; i < HZ_PIECE_SLOTS; i++)
         entry_clear(&c->pieces[i]);
+    hz_assembler_free(c->assembler);
     free(c);
 }
 
 HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
 {
-    return c->stats;
+    HzCodeCacheStats s = c->stats;
+    if (c->assembler != NULL) {
+        HzAssembleStats a = hz_assembler_stats(c->assembler);
+        s.asm_pieces = a.pieces;
+        s.asm_assembled = a.assembled;
+        s.asm_blocks = a.blocks;
+        s.asm_block_hits = a.block_hits;
+        s.asm_whole = a.whole;
+        s.cpu_asm_assembled = a.cpu_assembled;
+        s.cpu_asm_whole = a.cpu_whole;
+        s.cpu_asm_refused = a.cpu_refused;
+        s.cpu_asm_whole_compile = a.cpu_whole_compile;
+        s.cpu_asm_cut_out = a.cpu_cut_out;
+        s.cpu_asm_wrappers = a.cpu_wrappers;
+        s.asm_wrappers = a.wrappers;
+    }
+    return s;
 }
 
 /* ---- the cut ---- */
@@ -233,6 +259,18 @@ HZ_NO_COVERAGE static PyObject *compile_piece(const char *source, size_t start, 
     return code;
 }
 
+/* A piece that is a top-level def (after its decorators): one for the assembler. */
+HZ_NO_COVERAGE static bool is_def_piece(const char *s, const char *end)
+{
+    while (s < end && *s == '@') {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (nl == NULL)
+            return false;
+        s = nl + 1;
+    }
+    return end - s > 4 && memcmp(s, "def ", 4) == 0;
+}
+
 /* Returns a new reference to the 1-tuple of the whole source's code, or NULL. */
 HZ_NO_COVERAGE static PyObject *compile_whole(const char *source, const char *filename)
 {
@@ -275,7 +313,22 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
             Py_INCREF(code);
         }
         else {
-            code = compile_piece(source, start, end, line, filename);
+            code = NULL;
+            bool def = is_def_piece(text, source + end);
+            if (c->assembler != NULL && def) {
+                code = hz_assemble_piece(c->assembler, text, end - start, line, filename);
+                if (code == NULL)
+                    PyErr_Clear();   /* out of memory there: the compile may still do */
+            }
+            if (code == NULL) {
+                struct timespec t0, t1;
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+                code = compile_piece(source, start, end, line, filename);
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+                if (def)
+                    c->stats.cpu_def_compile += (double)(t1.tv_sec - t0.tv_sec) +
+                                                (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+            }
             if (code == NULL) {   /* not cuttable here, or not Python at all */
                 Py_DECREF(tuple);
                 PyErr_Clear();

@@ -16,7 +16,13 @@
  *
  * A source the cut cannot be trusted on (`from __future__`, an encoding
  * declaration, or a piece that does not compile alone although the whole does, e.g.
- * a string spanning a cut) is compiled whole, as one piece. Compile errors are those of the whole source. */
+ * a string spanning a cut) is compiled whole, as one piece. Compile errors are those of the whole source.
+ *
+ * A top-level `def` piece that is not cached is assembled from its statements
+ * compiled apart and cached by text (hz_assemble.h): the code object is the piece's
+ * compile byte for byte, so exact lookups take it too. Only with TRACEFUZZ_ASSEMBLE=1
+ * (read by hz_codecache_new; 2: small pieces too, for the tests); by default def
+ * pieces are compiled whole. */
 #ifndef HZ_CODECACHE_H
 #define HZ_CODECACHE_H
 
@@ -41,6 +47,14 @@ typedef struct {
     unsigned long source_hits;   /* the whole source was cached */
     unsigned long pieces;        /* pieces looked up on source misses */
     unsigned long piece_hits;    /* of those, already compiled */
+    /* def pieces not cached: offered to the assembler (hz_assemble.h), assembled,
+     * and its statement compiles looked up and found */
+    unsigned long asm_pieces, asm_assembled, asm_blocks, asm_block_hits, asm_whole;
+    /* CPU seconds: compiling def pieces (the caller's compile, when the assembler
+     * is off or refused one), and in the assembler: assembled, compiled whole, refused */
+    double cpu_def_compile, cpu_asm_assembled, cpu_asm_whole, cpu_asm_refused;
+    double cpu_asm_whole_compile, cpu_asm_cut_out, cpu_asm_wrappers;
+    unsigned long asm_wrappers;
 } HzCodeCacheStats;
 
 /* Never returns NULL (aborts on out-of-memory). CPython must be initialised for

@@ -1,0 +1,190 @@
+/* hz_assemble_int.h: what hz_assemble.c, hz_assemble_cut.c and hz_assemble_link.c
+ * share (private to them; the promise is hz_assemble.h). */
+#ifndef HZ_ASSEMBLE_INT_H
+#define HZ_ASSEMBLE_INT_H
+
+#include "hz_assemble.h"
+#include "hz_bytecode.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HZ_MAX_STMTS 1024   /* more statements than this: compiled whole */
+#define SENTINEL "__tf_stmt_end__"
+#define MARK "\x00tf-end"
+#define MARK_SRC "'\\x00tf-end'"
+
+/* A small byte buffer, NUL-terminated (the emitter's hz_sbuf is instrumented code);
+ * failed: out of memory, the content is incomplete. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+    bool failed;
+} Buf;
+
+void hz_asm_buf_add(Buf *b, const char *s, size_t n);
+void hz_asm_buf_str(Buf *b, const char *s);
+void hz_asm_buf_pyname(Buf *b, PyObject *name);   /* a str's UTF-8 */
+
+/* ---- hz_assemble_cut.c: the cut ---- */
+
+typedef struct {
+    size_t start, end;   /* a span of the piece */
+    int line;            /* 0-based line of start in the piece */
+} Span;
+
+typedef struct {
+    size_t header_end;   /* the header: text[0..header_end) */
+    int body_line;       /* 0-based line of the first body line */
+    int indent;          /* of the body */
+    Span doc;            /* doc.end == doc.start: none */
+    Buf globals;         /* "a, b, " (each name followed by ", ") */
+    Span *stmts;         /* malloc'd */
+    int nstmts;
+    int end_line;        /* 0-based line of the body's last character ... */
+    int end_col;         /* ... and its column + 1: where the def statement ends */
+} Cut;
+
+size_t hz_asm_count_lines(const char *s, size_t n);   /* newlines in s[0..n) */
+/* Cuts the def piece text[0..n); returns 0, or -1 with *refusal set to why not.
+ * cut->stmts and cut->globals.p are malloc'd either way (the caller frees them). */
+int hz_asm_cut(const char **refusal, const char *text, size_t n, Cut *cut);
+
+/* Adds to idents the names text[0..n) uses (not attributes, not in strings or
+ * comments) and to assigned those it visibly binds (NAME =, NAME +=, NAME :=, as
+ * NAME, for NAME, del NAME, import NAME): a guess of a statement's locals from its
+ * text, checked against its compile. Returns 0, or -1 with an exception. */
+int hz_asm_names(const char *text, size_t n, PyObject *idents, PyObject *assigned);
+
+/* ---- hz_assemble_link.c: the blocks put together ---- */
+
+/* Values in order with their index by key. */
+typedef struct {
+    PyObject *list;    /* owned */
+    PyObject *index;   /* owned: key -> int */
+} Table;
+
+int hz_asm_table_init(Table *t);   /* 0, or -1 with an exception */
+void hz_asm_table_clear(Table *t);
+/* Returns value's index (appended when its key is new), or -1 with an exception.
+ * key: borrowed; NULL for the constant key of value (_PyCode_ConstantKey). */
+int hz_asm_table_add(Table *t, PyObject *value, PyObject *key);
+/* Index of the sentinel's marker constant in co_consts, or -1. */
+Py_ssize_t hz_asm_mark_index(PyCodeObject *co);
+
+/* What the assembly keeps while it walks the blocks. */
+typedef struct {
+    HzBytecode out;
+    PyObject **cobj;     /* per instruction of out: its constant (borrowed) or NULL */
+    int cobj_cap;
+    Table consts, names, varnames;
+    PyObject *folded;    /* owned list: constants numbered after all others */
+    int stacksize;
+} Asm;
+
+/* A statement's block (held by a capsule "tf.block"; see hz_assemble_link.c). */
+typedef struct {
+    HzBytecode bc;       /* targets in [0, n]: n is the next statement's first */
+    PyObject *consts;    /* tuple: constants numbered where the block is (the first
+                          * nconsts), then folded ones numbered after all blocks'.
+                          * LOAD_CONST/KW_NAMES args: 0 the function's co_consts[0],
+                          * i >= 1 consts[i - 1] */
+    int nconsts;
+    PyObject *names;     /* tuple, in numbering order; name op args index it */
+    PyObject *lnames;    /* tuple of the locals in numbering order; FAST args index it */
+    int stacksize;
+    int nlines;          /* the statement's lines; instruction lines count from 0 */
+    PyObject *g0;        /* set: the names it would use as globals compiled alone */
+    PyObject *bound;     /* set: the locals it binds */
+    PyObject *extras;    /* sorted list: the locals it reads that others bind */
+} HzBlock;
+
+HzBlock *hz_asm_block(PyObject *capsule);   /* borrowed from the capsule */
+
+/* The block of a wrapper's code co (its statement at line wline, nlines lines; extras
+ * it was compiled with, or NULL; last: without sentinel, cg_end then where its
+ * code-generation constants end; params: the function's parameters), as a new
+ * capsule; NULL with *refusal set when the block is not one the assembler takes,
+ * or NULL with an exception. */
+PyObject *hz_asm_block_from_wrapper(const char **refusal, PyCodeObject *co, int wline,
+                                    int nlines, PyObject *extras, bool last, Py_ssize_t cg_end,
+                                    PyObject *params);
+
+/* The blocks of the statements of a whole function's compile fn (statement k at file
+ * line lines[k], nlines[k] lines): out[k] a new capsule, or NULL where the statement
+ * cannot be cut out. Returns 0, or -1 with an exception (out all NULL). */
+int hz_asm_blocks_from_whole(PyCodeObject *fn, const int *lines, const int *nlines, int N,
+                             PyObject *params, PyObject **out);
+
+/* Appends block b, its statement at file line fline, to s. 0, or -1 with an exception. */
+int hz_asm_link(Asm *s, const HzBlock *b, int fline);
+
+/* ---- hz_assemble.c and hz_assemble_blocks.c: the assembler, its cache ---- */
+
+/* Statement blocks kept: program() has ~15-35 statements, and the fuzz loop's inputs
+ * come from all over its corpus (see docs/PERFORMANCE.md for the hit rates and RSS). */
+#define HZ_BLOCK_SLOTS 4096
+/* Smaller pieces are compiled whole: compiling one costs ~64 us per KiB (program()
+ * of 8 KiB: 512 us), assembling it from cached blocks ~84 us for 8 KiB, plus a
+ * fixed part (the stub's compile, the cut) that small ones do not pay back. */
+#define HZ_MIN_BYTES 1536
+/* Base hashes of statements seen in pieces compiled whole (direct-mapped). */
+#define HZ_SEEN_SLOTS 16384
+
+typedef struct {
+    uint64_t hash;
+    char *key;         /* malloc'd; NULL for an empty slot */
+    size_t len;
+    PyObject *code;    /* owned: a block (capsule, hz_assemble_int.h), or a module code:
+                        * a stub's, or a wrapper's for a last statement's constants */
+} Slot;
+
+struct HzAssembler {
+    Slot slots[HZ_BLOCK_SLOTS];
+    uint64_t seen[HZ_SEEN_SLOTS];
+    HzAssembleStats stats;
+    const char *refusal;
+    bool no_gate;
+    size_t min_bytes;   /* smaller pieces are refused */
+    bool cut_seen_only; /* cut blocks out of whole compiles only when mostly seen */
+};
+
+uint64_t hz_asm_fnv(const char *s, size_t n);
+/* The slot holding key (counted as a lookup), or NULL. */
+Slot *hz_asm_slot_find(HzAssembler *a, const char *key, size_t len, uint64_t h);
+/* key's slot emptied and keyed (its former entry evicted), or NULL on out-of-memory. */
+Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h);
+/* A new reference to the code of src (padded with pad newlines) cached by key: a
+ * module, or with function its one code constant; NULL without an exception when it
+ * does not compile, with one on out-of-memory. */
+PyObject *hz_asm_cached_compile(HzAssembler *a, const char *key, size_t len, const char *src,
+                                int pad, const char *filename, bool function);
+double hz_asm_cpu_now(void);   /* this thread's CPU seconds */
+
+/* A piece being assembled: its text, cut, file and parameters. */
+typedef struct {
+    const char *text;
+    size_t n;
+    const Cut *cut;
+    const char *filename;   /* for the compiler's warnings only: not in the block key */
+    PyObject *params;   /* borrowed: the stub's parameter names (a tuple) */
+} Piece;
+
+/* Statement k's block while a piece is assembled (references owned). */
+typedef struct {
+    PyObject *cap;       /* its block (a capsule) */
+    Buf key;             /* the cache key: the wrapper's text without extras */
+    uint64_t hash;
+} Blk;
+
+void hz_asm_blk_clear(Blk *b);
+/* Fills blk[0..N) (see hz_assemble_blocks.c); 0, 1 to refuse (a->refusal set), 2 to
+ * compile the piece whole (hz_asm_compile_whole), -1 with an exception. */
+int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *blk);
+/* The piece compiled whole at line, a new reference, its blocks cut out into the
+ * cache (fn_at: the function's index in the module's constants); NULL with the
+ * compile's exception. */
+PyObject *hz_asm_compile_whole(HzAssembler *a, const Piece *pc, int N, Blk *blk, int line,
+                               Py_ssize_t fn_at);
+
+#endif
