@@ -114,13 +114,9 @@ HZ_NO_COVERAGE static bool is_name_op(int op)
 
 /* ---- blocks ---- */
 
-HZ_NO_COVERAGE static void block_free(PyObject *cap)
+/* Frees b and releases the references it owns. */
+HZ_NO_COVERAGE static void block_release(HzBlock *b)
 {
-    HzBlock *b = PyCapsule_GetPointer(cap, "tf.block");
-    if (b == NULL) {
-        PyErr_Clear();
-        return;
-    }
     hz_bc_clear(&b->bc);
     Py_XDECREF(b->consts);
     Py_XDECREF(b->names);
@@ -129,6 +125,16 @@ HZ_NO_COVERAGE static void block_free(PyObject *cap)
     Py_XDECREF(b->bound);
     Py_XDECREF(b->extras);
     free(b);
+}
+
+HZ_NO_COVERAGE static void block_free(PyObject *cap)
+{
+    HzBlock *b = PyCapsule_GetPointer(cap, "tf.block");
+    if (b == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    block_release(b);
 }
 
 /* A new capsule owning b (freed with it), or NULL (b freed) with an exception. Its
@@ -150,18 +156,8 @@ HZ_NO_COVERAGE static PyObject *block_capsule(HzBlock *b)
         }
     }
     PyObject *cap = PyCapsule_New(b, "tf.block", block_free);
-    if (cap == NULL) {
-        PyObject *tmp = NULL;
-        (void)tmp;
-        hz_bc_clear(&b->bc);
-        Py_XDECREF(b->consts);
-        Py_XDECREF(b->names);
-        Py_XDECREF(b->lnames);
-        Py_XDECREF(b->g0);
-        Py_XDECREF(b->bound);
-        Py_XDECREF(b->extras);
-        free(b);
-    }
+    if (cap == NULL)
+        block_release(b);
     return cap;
 }
 
