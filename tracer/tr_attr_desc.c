@@ -69,7 +69,9 @@ static PyTypeObject *probe_class(PyObject *g, const char *name)
     return (PyTypeObject *)cls;
 }
 
-int tr_attr_ready(void)
+int tr_attr_is_ready;
+
+int tr_attr_ready_slow(void)
 {
     if (probe_globals != NULL)
         return 0;
@@ -106,6 +108,7 @@ int tr_attr_ready(void)
     }
     tr_slot_funcs = s;
     probe_globals = g;
+    tr_attr_is_ready = 1;
     return 0;
 }
 

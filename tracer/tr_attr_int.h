@@ -31,8 +31,14 @@ typedef struct {
 } TrAttrNames;
 extern TrAttrNames tr_names;
 
-/* Fills tr_slot_funcs and tr_names once (later calls return at once). 0, or -1 with an exception. */
-int tr_attr_ready(void);
+/* Fills tr_slot_funcs and tr_names once (later calls return at once). 0, or -1 with an
+ * exception. The test inline: every traced attribute load asks. */
+extern int tr_attr_is_ready;
+int tr_attr_ready_slow(void);
+static inline int tr_attr_ready(void)
+{
+    return tr_attr_is_ready ? 0 : tr_attr_ready_slow();
+}
 
 /* A new ATTR record for base.name resolved as how/detail whose value came from the
  * provenance via (borrowed, may be NULL: stored as the record's arg). NULL on error. */

@@ -131,6 +131,9 @@ int tr_dict_keys_all_str(PyObject *d);
  * positive tp_dictoffset. Everything else (values not yet materialised, negative
  * offsets) goes to CPython's own function, which materialises as before. Borrowed
  * pointer, or NULL when o has no dict slot; never sets an exception. */
+/* The replay's epoch (tr_replay.c): moved by everything that may run user code. */
+extern uint64_t tr_replay_epoch;
+
 TR_HOT_INLINE PyObject **tr_dict_ptr(PyObject *o)
 {
     PyTypeObject *tp = Py_TYPE(o);
@@ -144,6 +147,9 @@ TR_HOT_INLINE PyObject **tr_dict_ptr(PyObject *o)
     else if (tp->tp_dictoffset == 0) {
         return NULL;
     }
+    /* Materialising a dict allocates one, which may start a collection and run
+     * finalisers: a replay's hoisted guards (tr_replay.c) no longer hold. */
+    tr_replay_epoch++;
     return _PyObject_GetDictPtr(o);
 }
 

@@ -1171,8 +1171,8 @@ dispatch:
         TrValue owner = TOP(), v = {NULL, NULL};
         if (tr_attr_get(run, owner, name, &v) < 0)
             goto error;
-        if (tr_provcheck_on && tr_provcheck_load(owner.obj, name, v.obj, TR_PC_LOAD_ATTR,
-                                                 v.prov, -1, NULL, 0) < 0) {
+        if (tr_provcheck_on && tr_provcheck_traced(owner.obj, name, v.obj, TR_PC_LOAD_ATTR,
+                                                   v.prov) < 0) {
             tr_value_clear(&v);
             goto error;
         }
@@ -1187,9 +1187,9 @@ dispatch:
         int unbound = tr_attr_get_method(run, owner, name, &m);
         if (unbound < 0)
             goto error;
-        if (tr_provcheck_on && tr_provcheck_load(owner.obj, name, m.obj, unbound ?
-                                                 TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
-                                                 m.prov, -1, NULL, 0) < 0) {
+        if (tr_provcheck_on && tr_provcheck_traced(owner.obj, name, m.obj, unbound ?
+                                                   TR_PC_LOAD_METHOD : TR_PC_LOAD_ATTR,
+                                                   m.prov) < 0) {
             tr_value_clear(&m);
             goto error;
         }

@@ -354,6 +354,49 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
     return check_load(NULL, owner, name, value, form, chain, input, via, replay);
 }
 
+/* tr_provcheck_traced: check_load of a traced load (no step memo, named by its chain)
+ * with resolve_traced's hit answered in this one call, the same tests in the same
+ * order: an exact str name, an instance (not a class), the slot of (owner, name)
+ * claimed by this name, the owner's type with its valid tag as memoised, then the
+ * type's part (not checkable, or a slot read again) or the dict's version as memoised,
+ * else (another dict version) resolve_instance_memo as resolve_traced calls it. The
+ * result compares as check_resolved does; anything else is check_load, which asks the
+ * same slot again. Four calls deep, the prologues alone were a third of the check. */
+TR_NO_COVERAGE int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject *value,
+                                       TrCheckForm form, const TrProv *chain)
+{
+    if (owner == NULL || value == NULL || !PyUnicode_CheckExact(name) || PyType_Check(owner))
+        return check_load(NULL, owner, name, value, form, chain, -1, NULL, 0);
+    uintptr_t h = ((uintptr_t)owner >> 4) * 31u + ((uintptr_t)name >> 3);
+    h ^= h >> 9;
+    size_t i = (size_t)(h % PC_TRACED_SLOTS);
+    TrPcMemo *m = &traced_memo[i].pc;
+    PyTypeObject *tp = Py_TYPE(owner);
+    unsigned int tag = valid_tag(tp);
+    if (traced_memo[i].name != name || tag == 0 || m->tag != tag || m->type != tp)
+        return check_load(NULL, owner, name, value, form, chain, -1, NULL, 0);
+    PyObject *found = NULL;
+    int rs;
+    if (m->ty.unknown) {
+        rs = RS_UNKNOWN;
+    }
+    else if (m->ty.member != NULL) {
+        rs = resolve_member(owner, &m->ty, &found);
+    }
+    else if (dict_version(owner) == m->dict_ver) {
+        found = m->found;
+        rs = m->rs;
+    }
+    else {
+        rs = resolve_instance_memo(m, owner, name, &found);   /* resolve_traced's miss */
+    }
+    if (rs == RS_VALUE && form == TR_PC_LOAD_ATTR && found == value) {
+        n_checked++;
+        return 0;
+    }
+    return check_resolved(owner, name, value, form, chain, -1, NULL, 0, rs, found);
+}
+
 /* Compares what the call used with the resolution (rs, found). */
 static int check_resolved(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
                           const TrProv *chain, int input, const char *via, int replay,

@@ -43,6 +43,11 @@ void tr_provcheck_init(void);
 int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
                       const TrProv *chain, int input, const char *via, int replay);
 
+/* tr_provcheck_load for a traced call (input -1, via NULL, replay 0), its memo hit
+ * answered in one call. Same contract. */
+int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
+                        const TrProv *chain);
+
 /* The replay's form: the load of step s on owner produced value (LOAD_METHOD's
  * unbound function when method is 1). Same contract as tr_provcheck_load. The
  * resolution is memoised in s->pc, keyed by CPython's own version tags (the type's
@@ -83,8 +88,11 @@ TR_HOT_INLINE int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObjec
                                          int method)
 {
     PyTypeObject *tp = Py_TYPE(owner);
-    if (value == NULL || s->pc.tag == 0 || s->pc.type != tp || !PyUnicode_CheckExact(s->name) ||
-        PyType_Check(owner) || tr_pc_valid_tag(tp) != s->pc.tag)
+    /* A memo (tag set) was only ever filled for this step's name, an exact str, and
+     * for an owner of pc.type that is not a class (check_load); whether an object is a
+     * class is its type's flag, fixed at the type's creation: for an owner of pc.type
+     * with the tag unchanged, neither needs asking again. */
+    if (value == NULL || s->pc.tag == 0 || s->pc.type != tp || tr_pc_valid_tag(tp) != s->pc.tag)
         return tr_provcheck_step(s, owner, value, method);
     PyObject *found;
     int rs;

@@ -13,10 +13,12 @@
  * ran runs again. Side exits only ever happen in the top-level frame: callees are not
  * inlined into a trace, so there is nothing to resume inside them.
  *
- * Instance-dict loads are forwarded within one replay (a load or a store of (obj, name)
- * remembered and reused by the next load of it) as long as nothing that may run user
- * code ran in between: stores, deletes and escaping calls forget them. The fault
- * no_invalidate_on_store makes stores forget nothing.
+ * Under the fault no_invalidate_on_store, instance-dict loads are forwarded within one
+ * replay (a load of (obj, name) remembered and reused by the next load of it) as long
+ * as nothing that may run user code ran in between: escaping calls forget them, stores
+ * forget nothing, which is the bug. Without the fault nothing is forwarded: the dict
+ * key guard checked just before the load hands it the dict's live value (its memo or
+ * its lookup), which is what a correct forward would return.
  */
 #include "tr_reuse.h"
 #include "tr_frame.h"
@@ -37,13 +39,14 @@ typedef struct {
 
 typedef struct {
     TrFwd fwd[TR_FWD_MAX];
-    int nfwd;
+    int nfwd;                /* stays 0 unless forward */
+    int forward;             /* the fault no_invalidate_on_store is on */
     unsigned faults;
     PyObject *const *args;   /* the call's positional arguments (borrowed) */
     Py_ssize_t nargs;
 } TrReplayState;
 
-static void fwd_forget_all(TrReplayState *st)
+static void fwd_forget_slow(TrReplayState *st)
 {
     for (int i = 0; i < st->nfwd; i++) {
         st->fwd[i].obj = NULL;
@@ -51,6 +54,12 @@ static void fwd_forget_all(TrReplayState *st)
         Py_CLEAR(st->fwd[i].value);
     }
     st->nfwd = 0;
+}
+
+static inline void fwd_forget_all(TrReplayState *st)
+{
+    if (st->nfwd != 0)
+        fwd_forget_slow(st);
 }
 
 static PyObject *fwd_find(TrReplayState *st, PyObject *obj, PyObject *name)  /* borrowed */
@@ -91,17 +100,6 @@ static void fwd_note_store(TrReplayState *st, PyObject *owner, PyObject *name)
     fwd_forget_all(st);   /* __setattr__, __set__ or a class write may run user code */
 }
 
-/* 1 when owner.name = v went to the instance dict by the generic algorithm (no
- * __setattr__ override, no data descriptor): the dict now holds v. */
-static int stored_in_dict(PyObject *owner, PyObject *name)
-{
-    PyTypeObject *t = Py_TYPE(owner);
-    if (t->tp_setattro != PyObject_GenericSetAttr || !PyUnicode_CheckExact(name))
-        return 0;
-    PyObject *d = _PyType_Lookup(t, name);
-    return d == NULL || Py_TYPE(d)->tp_descr_set == NULL;
-}
-
 /* A call that runs no user code and writes no instance dict: list.append and
  * list.insert through LOAD_METHOD (an unbound method descriptor and an exact list),
  * or what the tracer's own allow-list says (tr_call_is_pure). */
@@ -126,8 +124,8 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
         return Py_NewRef(s->result);
     switch (s->kind) {
     case TR_AK_INST_DICT: {
-        PyObject *v = fwd_find(st, owner, s->name);
-        if (v != NULL)
+        PyObject *v;
+        if (st->forward && (v = fwd_find(st, owner, s->name)) != NULL)
             return Py_NewRef(v);
         /* The guard that just passed looked the key up: its value, nothing ran since. */
         v = tr_guard_dict_value(s);
@@ -135,7 +133,8 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
             PyErr_SetString(PyExc_SystemError, "tracer: guarded dict key vanished");
             return NULL;
         }
-        fwd_remember(st, owner, s->name, v);
+        if (st->forward)
+            fwd_remember(st, owner, s->name, v);
         return Py_NewRef(v);
     }
     case TR_AK_CLASS_ATTR:
@@ -192,6 +191,43 @@ static PyObject *replay_load(TrReplayState *st, TrAttrStep *s, PyObject *owner)
         }
     }
     return r;
+}
+
+/* 1 when replay_load of s, its guards passed, runs no user code and frees nothing: a
+ * dict value (or a forwarded one), a guarded stable value, a set T_OBJECT_EX slot read
+ * in place (the guard checked it is set), LOAD_METHOD's unbound function. Such a
+ * load may follow LOAD_FAST without the owner on the stack (the local holds it), and
+ * moves no epoch. */
+static int fused_kind_of(const TrAttrStep *s, int op)
+{
+    switch (s->kind) {
+    case TR_AK_INST_DICT:
+    case TR_AK_CLASS_ATTR:
+    case TR_AK_TYPE_STABLE:
+    case TR_AK_META_STABLE:
+        return 1;
+    case TR_AK_METHOD:
+        return op == TR_OP_LOAD_METHOD;
+    case TR_AK_DATA_DESC:
+        return s->slot_set == 1 && Py_IS_TYPE(s->descr, &PyMemberDescr_Type) &&
+               ((PyMemberDescrObject *)s->descr)->d_member->type == T_OBJECT_EX &&
+               !(((PyMemberDescrObject *)s->descr)->d_member->flags & PY_AUDIT_READ);
+    default:
+        return 0;
+    }
+}
+
+/* fused_kind_of, kept in the entry (an entry belongs to one instruction). */
+TR_HOT_INLINE int fused_kind(TrAttrStep *s, int op)
+{
+    if (s->calm == 0)
+        s->calm = (unsigned char)(1 + fused_kind_of(s, op));
+    return s->calm == 2;
+}
+
+TR_HOT_INLINE int int_or_float(PyObject *o)
+{
+    return Py_IS_TYPE(o, &PyLong_Type) || Py_IS_TYPE(o, &PyFloat_Type);
 }
 
 /* 1 when no user code can run for operands a (and b): builtin scalars and exact
@@ -259,6 +295,40 @@ static const unsigned char op_caches[256] = {
 #undef TR_OP
 };
 
+/* ---- hoisted guards ----
+ * A load's guards read the owner's type (its slots, version tag, the descriptor's
+ * type), a slot and the instance dict: only user code, or the replay's own stores,
+ * change them. The epoch moves at the start of every step that could run user code
+ * (every case of replay_frame's switch but the calm ones: loads, stores of locals,
+ * constants, jumps, and operators, tests and FOR_ITER on simple operands, which move
+ * it themselves otherwise), before a release that could free an object whose deallocation could (a
+ * finaliser, a weakref callback, a container's items), before a load's getter, and
+ * in tr_dict_ptr when a dict is materialised (an allocation that may collect). An
+ * entry whose guards passed for an owner in this epoch (TrAttrStep.hoist_*) passes
+ * for it again unchecked; the provenance oracle still checks every load. One
+ * counter for all replays, moved again when a replay ends: a hoist a nested replay
+ * made (inside a call of the outer one) never reaches the code after it. Only
+ * replays hoist; the tracer after a side exit, a retrace, only run user code. */
+uint64_t tr_replay_epoch = 1;
+
+
+/* Simple: an exact int, float, str, bool or None; testing, comparing or adding such
+ * operands runs no code, and freeing one runs nothing either. */
+TR_HOT_INLINE int simple(PyObject *o)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    return t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type ||
+           t == &PyUnicode_Type || o == Py_None;
+}
+
+/* Before releasing o (may be NULL): the release could run code when it frees an object
+ * that is not simple. */
+TR_HOT_INLINE void before_release(PyObject *o)
+{
+    if (o != NULL && Py_REFCNT(o) == 1 && !simple(o))
+        tr_replay_epoch++;
+}
+
 /* Skips EXTENDED_ARG prefixes: the code unit of the instruction they introduce. */
 static int skip_prefixes(const TrFrame *f, int i)
 {
@@ -278,14 +348,59 @@ static int prefix_start(const TrFrame *f, int i)
     return i;
 }
 
+/* The opcodes whose step may set the next instruction elsewhere than its fall-through. */
+static int may_jump(int op)
+{
+    switch (op) {
+    case TR_OP_FOR_ITER:
+    case TR_OP_JUMP_FORWARD:
+    case TR_OP_JUMP_BACKWARD:
+    case TR_OP_JUMP_BACKWARD_NO_INTERRUPT:
+    case TR_OP_POP_JUMP_FORWARD_IF_FALSE:
+    case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_TRUE:
+    case TR_OP_POP_JUMP_FORWARD_IF_NONE:
+    case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
+    case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE:
+    case TR_OP_JUMP_IF_FALSE_OR_POP:
+    case TR_OP_JUMP_IF_TRUE_OR_POP:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Before a trace's first replay: each step's path check answered once. A step that
+ * never jumps always continues at its fall-through when it completes, so whether the
+ * recorded path goes on there (the check after every step) is known from the steps
+ * alone: not at the last step, not where the recorded run raised (its next step is a
+ * handler). Jumping steps keep the check at run time. */
+static void prepare(TrRecTrace *t, const TrFrame *f)
+{
+    for (Py_ssize_t i = 0; i < t->nsteps; i++) {
+        TrStep *s = &t->steps[i];
+        int fall = s->offset + 1 + op_caches[s->op];
+        s->falls_on = i + 1 < t->nsteps && !may_jump(s->op) &&
+                      (t->steps[i + 1].offset == fall ||
+                       t->steps[i + 1].offset == skip_prefixes(f, fall));
+    }
+    t->prepared = 1;
+}
+
 /* Runs the steps over f. Returns 0 with *out (returned), or -1 with an exception. */
 static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t budget,
                         int max_depth, TrValue *out)
 {
     PyCodeObject *co = f->code;
     PyObject *callbuf[16];
+    PyObject *owner;      /* an attribute load's owner (borrowed) */
+    int fused;            /* owner is LOAD_FAST's local, not on the stack */
     Py_ssize_t i = 0;
     int next = 0, exit_reason = TR_EXIT_OTHER, guard_kind = -1, throwing = 0;
+    if (!t->prepared)
+        prepare(t, f);
     for (i = 0; i < t->nsteps; i++) {
         TrStep *s = &t->steps[i];
         int op = s->op, oparg = s->oparg;
@@ -297,6 +412,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_RESUME:
             break;
         case TR_OP_POP_TOP:
+            before_release(TOP().obj);
             CLEAR_VALUE(POP());
             break;
         case TR_OP_PUSH_NULL:
@@ -308,17 +424,36 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 tr_op_unbound_local(co, oparg);
                 goto error;
             }
+            /* LOAD_FAST + LOAD_ATTR / LOAD_METHOD in one step when the recorded load
+             * is the next instruction and its kind runs no user code (fused_kind):
+             * the owner is read from the local, not pushed and popped again. Nothing
+             * can see the missing stack reference; where the load cannot finish (a
+             * guard, an error) the owner is pushed first, so the state is the one the
+             * two steps leave. */
+            if (i + 1 < t->nsteps && t->steps[i + 1].offset == next &&
+                (t->steps[i + 1].op == TR_OP_LOAD_ATTR || t->steps[i + 1].op == TR_OP_LOAD_METHOD) &&
+                fused_kind(&t->attrs[t->steps[i + 1].attr], t->steps[i + 1].op)) {
+                s = &t->steps[++i];
+                op = s->op;
+                here = f->lasti = s->offset;
+                next = here + 1 + op_caches[op];
+                owner = v;
+                fused = 1;
+                goto load_attr;
+            }
             PUSH_OBJ(Py_NewRef(v));
             break;
         }
         case TR_OP_STORE_FAST: {
             TrValue v = POP();
             TrValue old = f->localsplus[oparg];
+            before_release(old.obj);
             f->localsplus[oparg] = v;
             tr_value_clear(&old);
             break;
         }
         case TR_OP_DELETE_FAST:
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (f->localsplus[oparg].obj == NULL) {
                 tr_op_unbound_local(co, oparg);
                 goto error;
@@ -329,6 +464,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(Py_NewRef(PyTuple_GET_ITEM(co->co_consts, oparg)));
             break;
         case TR_OP_LOAD_GLOBAL: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg >> 1);
             int builtin;
             if (!PyDict_CheckExact(f->globals) || !PyDict_CheckExact(f->builtins))
@@ -345,6 +481,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_UNARY_NEGATIVE:
         case TR_OP_UNARY_INVERT:
         case TR_OP_UNARY_NOT: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *v = TOP().obj;
             if (!plain(v, NULL))
                 fwd_forget_all(st);
@@ -360,8 +497,12 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_CONTAINS_OP:
         case TR_OP_BINARY_SUBSCR: {
             PyObject *a = PEEK(2).obj, *b = TOP().obj, *r = NULL;
-            if (!plain(a, b))
-                fwd_forget_all(st);
+            if (!int_or_float(a) || !int_or_float(b)) {   /* the common case first */
+                if (!tr_is_plain_operands(a, b))
+                    fwd_forget_all(st);
+                if (!simple(a) || !simple(b))
+                    tr_replay_epoch++;     /* also for the uncalm CONTAINS_OP, BINARY_SUBSCR */
+            }
             if (op == TR_OP_BINARY_OP)
                 r = tr_op_binary(oparg, a, b);
             else if (op == TR_OP_COMPARE_OP)
@@ -377,6 +518,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_IS_OP: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
             tr_op_pop(f, 2);
             PUSH_OBJ(r);
@@ -384,6 +526,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_STORE_SUBSCR:
         case TR_OP_DELETE_SUBSCR: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int err;
             fwd_forget_all(st);       /* a dict write may be an instance dict */
             if (op == TR_OP_STORE_SUBSCR)
@@ -397,6 +540,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_BUILD_TUPLE:
         case TR_OP_BUILD_LIST: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = op == TR_OP_BUILD_TUPLE ? tr_op_build_tuple(&PEEK(oparg), oparg)
                                                   : tr_op_build_list(&PEEK(oparg), oparg);
             if (r == NULL)
@@ -407,6 +551,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_BUILD_MAP: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             fwd_forget_all(st);       /* keys' __hash__ / __eq__ */
             PyObject *r = tr_op_build_map(&PEEK(2 * oparg), oparg);
             if (r == NULL)
@@ -417,6 +562,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_BUILD_CONST_KEY_MAP: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_build_const_key_map(&PEEK(oparg + 1), TOP().obj, oparg);
             if (r == NULL)
                 goto error;
@@ -426,6 +572,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_BUILD_STRING: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_build_string(&PEEK(oparg), oparg);
             if (r == NULL)
                 goto error;
@@ -435,11 +582,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_LIST_APPEND:
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (tr_op_list_append(PEEK(oparg + 1).obj, TOP().obj) < 0)
                 goto error;
             CLEAR_VALUE(POP());
             break;
         case TR_OP_LIST_EXTEND: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!PyList_CheckExact(TOP().obj) && !PyTuple_CheckExact(TOP().obj))
                 fwd_forget_all(st);   /* iterating may run user code */
             if (tr_op_list_extend(PEEK(oparg + 1).obj, TOP().obj) < 0)
@@ -448,6 +597,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_LIST_TO_TUPLE: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_list_to_tuple(TOP().obj);
             if (r == NULL)
                 goto error;
@@ -455,6 +605,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_GET_ITER: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
             PyObject *it = tr_op_get_iter(TOP().obj);
@@ -470,8 +621,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
              * so every loop forgot its forwarded loads on each iteration). */
             PyTypeObject *itt = Py_TYPE(it);
             if (itt != &PyRangeIter_Type && itt != &PyLongRangeIter_Type &&
-                itt != &PyListIter_Type && itt != &PyTupleIter_Type)
+                itt != &PyListIter_Type && itt != &PyTupleIter_Type) {
                 fwd_forget_all(st);
+                tr_replay_epoch++;
+            }
             PyObject *v;
             int more = tr_op_for_iter(it, &v);
             if (more < 0)
@@ -480,6 +633,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 PUSH_OBJ(v);
                 break;
             }
+            /* an exhausted list or tuple iterator has released its sequence, maybe
+             * the last reference (the items' finalisers) */
+            tr_replay_epoch++;
             CLEAR_VALUE(POP());
             next += oparg;
             jumped = 1;
@@ -505,6 +661,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
             if (!is_none_test && !plain(TOP().obj, NULL))
                 fwd_forget_all(st);
+            if (!simple(TOP().obj))
+                tr_replay_epoch++;     /* __bool__, or the release */
             int taken = tr_op_pop_jump(op, oparg, TOP().obj, &delta);
             CLEAR_VALUE(POP());       /* ceval pops the condition before a failing test too */
             if (taken < 0)
@@ -517,6 +675,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_JUMP_IF_FALSE_OR_POP:
         case TR_OP_JUMP_IF_TRUE_OR_POP: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
             int jump = tr_op_jump_or_pop(op, TOP().obj);
@@ -537,10 +696,27 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             return 0;
         case TR_OP_LOAD_ATTR:
         case TR_OP_LOAD_METHOD: {
-            PyObject *owner = TOP().obj;
+            owner = TOP().obj;
+            fused = 0;
+        load_attr: ;
+            /* fused: owner is LOAD_FAST's local, not on the stack (see LOAD_FAST) */
             TrAttrStep *a = &t->attrs[s->attr];
-            int g = tr_guard_check_fast(a, owner, st->faults);
+            uint64_t epoch = tr_replay_epoch;
+            int g = -1;
+            /* only a calm load hoists: any other moves the epoch below anyway */
+            int calm = fused || fused_kind(a, op);
+            if (!calm || a->hoist_owner != owner || a->hoist_epoch != epoch) {
+                g = tr_guard_check_fast(a, owner, st->faults);
+                /* the epoch read before the check: one the check moved (a dict
+                 * materialised) is not kept */
+                if (calm && g < 0 && st->faults == 0) {
+                    a->hoist_owner = owner;
+                    a->hoist_epoch = epoch;
+                }
+            }
             if (g >= 0) {
+                if (fused)
+                    PUSH_OBJ(Py_NewRef(owner));
                 exit_reason = TR_EXIT_GUARD;
                 guard_kind = g;
                 next = prefix_start(f, here);
@@ -548,20 +724,37 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             if (op == TR_OP_LOAD_METHOD && a->kind == TR_AK_METHOD) {
                 /* (owner -- meth self): the function found on the type, unbound. */
-                if (tr_provcheck_on && tr_provcheck_step_fast(a, owner, a->descr, 1) < 0)
+                if (tr_provcheck_on && tr_provcheck_step_fast(a, owner, a->descr, 1) < 0) {
+                    if (fused)
+                        PUSH_OBJ(Py_NewRef(owner));
                     goto error;
-                PyObject *self = TOP().obj;
+                }
+                if (fused) {
+                    PUSH_OBJ(Py_NewRef(a->descr));
+                    PUSH_OBJ(Py_NewRef(owner));
+                    break;
+                }
                 TOP().obj = Py_NewRef(a->descr);
-                PUSH_OBJ(self);
+                PUSH_OBJ(owner);
                 break;
             }
+            if (!calm)
+                tr_replay_epoch++;         /* a getter, __get__, __getattr__ may run */
             PyObject *r = replay_load(st, a, owner);
-            if (r == NULL)
-                goto error;
-            if (tr_provcheck_on && tr_provcheck_step_fast(a, owner, r, 0) < 0) {
-                Py_DECREF(r);
+            if (r != NULL && tr_provcheck_on && tr_provcheck_step_fast(a, owner, r, 0) < 0)
+                Py_CLEAR(r);
+            if (r == NULL) {
+                if (fused)
+                    PUSH_OBJ(Py_NewRef(owner));
                 goto error;
             }
+            if (fused) {
+                if (op == TR_OP_LOAD_METHOD)
+                    PUSH_OBJ(NULL);
+                PUSH_OBJ(r);
+                break;
+            }
+            before_release(owner);
             if (op == TR_OP_LOAD_METHOD) {
                 SET_TOP_OBJ(NULL);
                 PUSH_OBJ(r);
@@ -573,22 +766,21 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_STORE_ATTR:
         case TR_OP_DELETE_ATTR: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg);
-            PyObject *owner = TOP().obj;
+            owner = TOP().obj;
             fwd_note_store(st, owner, name);   /* first: the old value may be freed */
             int err = op == TR_OP_STORE_ATTR ? PyObject_SetAttr(owner, name, PEEK(2).obj)
                                              : PyObject_DelAttr(owner, name);
             if (err < 0)
                 goto error;
-            if (op == TR_OP_STORE_ATTR && !((st->faults >> TR_FAULT_NO_INVALIDATE_ON_STORE) & 1u) &&
-                stored_in_dict(owner, name))
-                fwd_remember(st, owner, name, PEEK(2).obj);   /* store-to-load forwarding */
             CLEAR_VALUE(POP());
             if (op == TR_OP_STORE_ATTR)
                 CLEAR_VALUE(POP());
             break;
         }
         case TR_OP_PRECALL: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue *callable = &PEEK(oparg + 1);
             if (PEEK(oparg + 2).obj == NULL && Py_IS_TYPE(callable->obj, &PyMethod_Type)) {
                 PyObject *m = callable->obj;
@@ -599,9 +791,11 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_KW_NAMES:
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             f->kwnames = PyTuple_GET_ITEM(co->co_consts, oparg);
             break;
         case TR_OP_CALL: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int is_meth = PEEK(oparg + 2).obj != NULL;
             int nargs = oparg + is_meth;
             PyObject *callable = PEEK(nargs + 1).obj;
@@ -635,6 +829,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_MAKE_FUNCTION: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int n;
             PyObject *fn = tr_op_make_function_on_stack(f, oparg, &n);
             if (fn == NULL)
@@ -645,6 +840,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_FORMAT_VALUE: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *spec = (oparg & 4) == 4 ? TOP().obj : NULL;
             PyObject *v = spec != NULL ? PEEK(2).obj : TOP().obj;
             if (!PyUnicode_CheckExact(v) || (oparg & 3) != 0)
@@ -658,18 +854,21 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_PUSH_EXC_INFO: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue exc = POP();
             PUSH_OBJ(tr_op_push_exc_info(exc.obj));
             f->stack[f->sp++] = exc;
             break;
         }
         case TR_OP_POP_EXCEPT: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue prev = POP();
             tr_op_pop_except(prev.obj);
             tr_value_clear(&prev);
             break;
         }
         case TR_OP_CHECK_EXC_MATCH: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_check_exc_match(PEEK(2).obj, TOP().obj);
             if (r == NULL)
                 goto error;
@@ -677,6 +876,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             break;
         }
         case TR_OP_RERAISE: {
+            tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue exc = POP();
             int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
             tr_value_clear(&exc);
@@ -702,11 +902,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     error:
         /* The step raised. Where the recorded path raised here too (its next step is
          * this frame's handler) the replay unwinds; else the tracer takes over. */
+        tr_replay_epoch++;            /* the unwinding releases what the stack held */
         f->lasti = here;
         if (!tr_exc_is_internal())
             tr_exc_add_traceback(f);
     unwind: {
         int handler, level, push_lasti;
+        tr_replay_epoch++;
         if (tr_exc_is_internal())
             return -1;
         if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti)) {
@@ -744,6 +946,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
 
     check_path:
+        if (s->falls_on)
+            continue;             /* answered by prepare */
         /* A recorded offset is never an EXTENDED_ARG: equal to next is the common case,
          * a prefix between them the rare one. */
         if (i + 1 < t->nsteps && (t->steps[i + 1].offset == next ||
@@ -779,6 +983,8 @@ PyObject *tr_replay(TrRecTrace *t, PyObject *func, PyObject *const *args, size_t
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     TrReplayState st = {.nfwd = 0, .faults = tr_faults_active(), .args = args,
                         .nargs = nargs};
+    st.forward = (st.faults >> TR_FAULT_NO_INVALIDATE_ON_STORE) & 1u;
+    tr_replay_epoch++;        /* nothing hoisted by an earlier replay holds */
     TrValue *vals = NULL, *lp = NULL, res = {NULL, NULL};
     TrFrame frame;
     int inited = 0;
@@ -804,6 +1010,9 @@ PyObject *tr_replay(TrRecTrace *t, PyObject *func, PyObject *const *args, size_t
         Py_LeaveRecursiveCall();
     }
 done:
+    /* Its end too: hoists this replay made (a nested one's, inside a call of the
+     * outer replay) must not outlive it, the code after it runs unseen. */
+    tr_replay_epoch++;
     fwd_forget_all(&st);
     tr_value_clear(&res);
     if (inited)

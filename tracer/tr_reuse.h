@@ -120,6 +120,14 @@ typedef struct {
     PyObject *dict_value;
     /* The provenance oracle's own memo (tr_provcheck.c), apart from the guards'. */
     TrPcMemo pc;
+    /* The replay's hoisted guard (tr_replay.c): the owner whose guards last passed in
+     * full, no fault on, and the replay epoch (tr_replay_epoch) they passed in. The
+     * same owner in the same epoch passes again unchecked: the epoch moves before
+     * anything that could run user code or free an object that could. */
+    PyObject *hoist_owner;       /* compared only, never dereferenced */
+    uint64_t hoist_epoch;        /* 0: none */
+    unsigned char calm;          /* the replay's fused_kind, worked out once: 0 not yet,
+                                    1 no, 2 yes */
 } TrAttrStep;
 
 /* One recorded instruction of the top-level frame. */
@@ -130,6 +138,9 @@ typedef struct {
                                     steps of one instruction that resolved alike share
                                     one entry */
     unsigned char op;
+    unsigned char falls_on;      /* the replay's (tr_replay.c, prepare): 1 when op never
+                                    jumps and the next step is its fall-through, the
+                                    path check answered in advance */
 } TrStep;
 
 /* Why a trace cannot be reused (statistics). */
@@ -170,6 +181,7 @@ typedef struct TrRecTrace {
                                     40 iterations share their entries) */
     int refs;                    /* the cache's 1 + replays running it (a replayed call
                                     may retrace the same jit and evict it) */
+    int prepared;                /* the replay set the steps' falls_on */
     int stale;                   /* -1, or the guard kind that failed inline in a replay:
                                     the trace is no longer chosen (the next call retraces
                                     instead of leaving the trace at the same guard again) */

@@ -59,6 +59,28 @@ state a shortcut skips changes and the shortcut does not notice.
                       middle of a replayed loop changes the tag (a new valid one once
                       read again), the replay leaves at the class_attr guard and agrees
                       with eager
+  fused_load          the replay's LOAD_FAST + LOAD_ATTR / LOAD_METHOD in one step (the
+                      owner read from the local, never pushed): a callee makes the fused
+                      load's guard fail in the middle of a replayed loop (an instance
+                      dict key deleted so a class attribute shows, a method rebound on
+                      the class, a slot deleted); the replay must leave with the owner
+                      on the stack and the tracer finish the call as eagerly
+  hoisted_guard       a load's guards, passed for an owner, are not checked again for it
+                      until the replay epoch moves (tr_replay.c: every step that may run
+                      user code, a getter, a release that may free an object with a
+                      finaliser): a class attribute rebound between two iterations of
+                      a replayed loop only by a method called on a local (no
+                      LOAD_GLOBAL before it), a __del__ run by a local's release, a
+                      property getter, or a __bool__ of a branch's condition must
+                      still fail the class_attr guard (a side exit, values as eagerly);
+                      nested: a hoist made by a nested replay of the same trace ends
+                      with it (the callee rebinds after it returns)
+  falls_on            the replay's path check answered before the first replay for
+                      steps that never jump (TrStep.falls_on): where the recorded run
+                      raised (its next step a handler) and the replay does not, and where
+                      a recorded branch goes the other way, the replay must still leave
+                      the trace (side_exit.other, side_exit.branch) and agree with
+                      eager
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -706,11 +728,261 @@ def dict_layouts():
     return ok
 
 
+# name: (source, guard kind whose side exit the change makes). The loads of p are fused
+# with their LOAD_FAST (kinds that run no user code: inst_dict, method, slot).
+FUSED = {
+    "inst_dict": ("""
+LOG = []
+class P:
+    x = 50
+    def __init__(self):
+        self.x = 1
+POKE = [-1]
+def poke(p, i):
+    if i == POKE[0]:
+        del p.x
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(6):
+        t = t * 3 + p.x
+        poke(p, i)
+    return t
+def arm(p):
+    POKE[0] = 2
+""", "side_exit.guard.dict_key"),
+    "method": ("""
+LOG = []
+class P:
+    def m(self):
+        return 1
+POKE = [-1]
+def poke(p, i):
+    if i == POKE[0]:
+        P.m = lambda self: 2
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(6):
+        t = t * 3 + p.m()
+        poke(p, i)
+    return t
+def arm(p):
+    POKE[0] = 2
+""", "side_exit.guard.class_attr"),
+    "slot": ("""
+LOG = []
+class S:
+    __slots__ = ("v",)
+    def __init__(self):
+        self.v = 1
+POKE = [-1]
+def poke(s, i):
+    if i == POKE[0]:
+        del s.v
+def make():
+    return (S(),)
+def program(s):
+    t = 0
+    for i in range(6):
+        t = t * 3 + s.v      # AttributeError after the delete, naming S
+        poke(s, i)
+    return t
+def arm(s):
+    POKE[0] = 2
+""", "side_exit.guard.slot"),
+}
+
+
+def fused_load():
+    plan = [("call", "make")] * 3 + [("do", "arm")] + [("call", "make")] * 2
+    ok = True
+    for name, (src, kind) in FUSED.items():
+        good, _, _ = check(f"fused_load.{name}", src, plan, ["replays", kind])
+        ok = ok and good
+    return ok
+
+
+# name: source. C.k is rebound (once armed) by code that runs between two loads of c.k
+# in the replayed loop without a call step between them.
+HOIST = {
+    "call": """
+LOG = []
+POKE = [0]
+class C:
+    k = 5
+    def poke(self):
+        if POKE[0]:
+            C.k = C.k + 1
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for j in range(3):
+        t = t * 10 + c.k
+        c.poke()           # a call reached without LOAD_GLOBAL
+    return t
+def arm(c):
+    POKE[0] = 1
+""",
+    "finaliser": """
+LOG = []
+POKE = [0]
+class C:
+    k = 5
+class Obj:
+    def __del__(self):
+        if POKE[0]:
+            C.k = C.k + 1
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    x = Obj()
+    for j in range(3):
+        t = t * 10 + c.k
+        x = j              # the last reference to the Obj: __del__ runs here
+    return t
+def arm(c):
+    POKE[0] = 1
+""",
+    "getter": """
+LOG = []
+POKE = [0]
+class C:
+    k = 5
+    @property
+    def p(self):
+        if POKE[0]:
+            C.k = C.k + 1
+        return 1
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for j in range(3):
+        t = t * 10 + c.k
+        t = t + c.p
+    return t
+def arm(c):
+    POKE[0] = 1
+""",
+    "bool": """
+LOG = []
+POKE = [0]
+class C:
+    k = 5
+class Flag:
+    def __bool__(self):
+        if POKE[0]:
+            C.k = C.k + 1
+        return True
+F = Flag()
+def make():
+    return (C(), F)
+def program(c, f):
+    t = 0
+    for j in range(3):
+        t = t * 10 + c.k
+        if f:
+            t = t + 1
+    return t
+def arm(c, f):
+    POKE[0] = 1
+""",
+}
+
+
+NESTED_SRC = """
+POKE = [0]
+SELF = [None]
+class C:
+    k = 5
+def helper(c):
+    SELF[0](c, 0)          # a nested replay of the same trace: it loads c.k too
+    if POKE[0]:
+        C.k = C.k + 1      # after it, before the outer loop's next c.k
+def program(c, n):
+    t = 0
+    for j in range(3):
+        t = t * 10 + c.k
+        if n:
+            helper(c)
+    return t
+"""
+
+
+def nested_run(jit):
+    ns = fresh(NESTED_SRC)
+    f = tfjit.jit(ns["program"]) if jit else ns["program"]
+    ns["SELF"][0] = f
+    c = ns["C"]()
+    out = [f(c, 1) for _ in range(3)]
+    ns["POKE"][0] = 1
+    try:
+        out += [f(c, 1) for _ in range(2)]
+    except tfjit.ProvenanceError as e:
+        out.append(str(e))
+    return out
+
+
+def hoisted_guard():
+    plan = [("call", "make")] * 3 + [("do", "arm")] + [("call", "make")] * 2
+    # A hoist made by a nested replay (the same trace, inside the outer replay's call)
+    # must end with it: the callee goes on running after it.
+    want, got = nested_run(False), nested_run(True)
+    ok = got == want
+    print(("ok   " if ok else "FAIL ") + f"hoisted_guard.nested: {got} want {want}")
+    for name, src in HOIST.items():
+        try:
+            good, _, _ = check(f"hoisted_guard.{name}", src, plan,
+                               ["replays", "side_exit.guard.class_attr"])
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL hoisted_guard.{name}: {e}")
+            good = False
+        ok = ok and good
+    return ok
+
+
+FALLS_SRC = """
+LOG = []
+def make():
+    return ([1, 0, 1, 0], [1, 0, 1, 0])
+def no_raise():
+    return ([1, 0, 1, 0], [1, 1, 1, 1])
+def other():
+    return ([0, 1, 0, 1], [1, 1, 1, 1])
+def program(c, d):
+    t = 0
+    for i in range(4):
+        try:
+            t += 10 // d[i]    # raised at i == 1 when traced
+        except ZeroDivisionError:
+            t -= 1
+        if c[i]:
+            t += 100
+    return t
+"""
+
+
+def falls_on():
+    plan = [("call", "make")] * 2 + [("call", "no_raise")] * 2
+    ok, _, _ = check("falls_on", FALLS_SRC, plan,
+                     ["replays", "side_exit.other"])
+    plan = [("call", "make")] * 2 + [("call", "other")]
+    good, _, _ = check("falls_on.branch", FALLS_SRC.replace("t += 10 // d[i]", "t += d[i]"),
+                       plan, ["replays", "side_exit.branch"])
+    return ok and good
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
-                                  class_rebind_inline, dict_layouts]}
+                                  class_rebind_inline, dict_layouts, fused_load,
+                                  hoisted_guard, falls_on]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
