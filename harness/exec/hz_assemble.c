@@ -351,7 +351,8 @@ HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text,
         s.cobj_cap = 512;
     }
     for (int k = 0; k < N; k++)
-        if (hz_asm_link(&s, hz_asm_block(blk[k].cap), line + cut.stmts[k].line) < 0)
+        if (hz_asm_link(&s, hz_asm_block(blk[k].cap), line + cut.stmts[k].line,
+                        blk[k].out_value) < 0)
             goto done;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(s.folded); i++)
         if (hz_asm_table_add(&s.consts, PyList_GET_ITEM(s.folded, i), NULL) < 0)

@@ -87,15 +87,63 @@ HZ_NO_COVERAGE double hz_asm_cpu_now(void)
 HZ_NO_COVERAGE void hz_asm_blk_clear(Blk *b)
 {
     Py_CLEAR(b->cap);
+    Py_CLEAR(b->out_value);
     free(b->key.p);
+    free(b->mkey.p);
     memset(b, 0, sizeof *b);
 }
 
+/* b->cap, just made for this statement's own text, into the cache: under the masked
+ * key when its out[N] constant can be replaced, else under the exact one. */
 HZ_NO_COVERAGE static void store_block(HzAssembler *a, Blk *b)
 {
-    Slot *s = hz_asm_slot_put(a, b->key.p, b->key.n, b->hash);
+    Py_CLEAR(b->out_value);   /* made for this N */
+    HzBlock *hb = hz_asm_block(b->cap);
+    bool masked = false;
+    if (b->out_num >= 0) {
+        hz_asm_find_out_const(hb, b->out_num);
+        masked = hb->out_const > 0;
+    }
+    Slot *s = masked ? hz_asm_slot_put(a, b->mkey.p, b->mkey.n, b->mhash)
+                     : hz_asm_slot_put(a, b->key.p, b->key.n, b->hash);
     if (s != NULL)
         s->code = Py_NewRef(b->cap);
+}
+
+/* The hash the cost gate remembers a statement by: a renumbered one counts as seen. */
+HZ_NO_COVERAGE static uint64_t seen_hash(const Blk *b)
+{
+    return b->out_num >= 0 ? b->mhash : b->hash;
+}
+
+/* Statement k's cached block into b->cap (and b->out_value when it was made for
+ * another out[N]); false when neither key is in the cache. */
+HZ_NO_COVERAGE static bool find_block(HzAssembler *a, Blk *b)
+{
+    if (b->out_num >= 0) {
+        Slot *s = hz_asm_slot_find(a, b->mkey.p, b->mkey.n, b->mhash);
+        if (s != NULL && PyCapsule_CheckExact(s->code)) {
+            HzBlock *hb = hz_asm_block(s->code);
+            if (hb->out_const > 0) {
+                if (hb->out_num != b->out_num) {
+                    b->out_value = PyLong_FromLong(b->out_num);
+                    if (b->out_value == NULL) {
+                        PyErr_Clear();   /* no memory: compiled instead */
+                        return false;
+                    }
+                }
+                b->cap = Py_NewRef(s->code);
+                return true;
+            }
+        }
+        a->stats.blocks--;   /* one lookup of this statement, not two */
+    }
+    Slot *s = hz_asm_slot_find(a, b->key.p, b->key.n, b->hash);
+    if (s != NULL && PyCapsule_CheckExact(s->code)) {
+        b->cap = Py_NewRef(s->code);
+        return true;
+    }
+    return false;
 }
 
 /* Where the last statement's code-generation constants end in its block co: the
@@ -254,15 +302,20 @@ HZ_NO_COVERAGE int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *bl
             goto done;
         }
         blk[k].hash = hz_asm_fnv(blk[k].key.p, blk[k].key.n);
-        Slot *s = hz_asm_slot_find(a, blk[k].key.p, blk[k].key.n, blk[k].hash);
-        if (s != NULL && PyCapsule_CheckExact(s->code)) {
-            blk[k].cap = Py_NewRef(s->code);
-            if (_PySet_Update(known, hz_asm_block(s->code)->bound) < 0)
+        hz_asm_buf_add(&blk[k].mkey, blk[k].key.p, blk[k].key.n);
+        if (blk[k].mkey.failed) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        blk[k].out_num = hz_asm_mask_out(blk[k].mkey.p, blk[k].mkey.n);
+        blk[k].mhash = hz_asm_fnv(blk[k].mkey.p, blk[k].mkey.n);
+        if (find_block(a, &blk[k])) {
+            if (_PySet_Update(known, hz_asm_block(blk[k].cap)->bound) < 0)
                 goto done;
             continue;
         }
         nmiss++;
-        nseen += a->seen[blk[k].hash % HZ_SEEN_SLOTS] == blk[k].hash;
+        nseen += a->seen[seen_hash(&blk[k]) % HZ_SEEN_SLOTS] == seen_hash(&blk[k]);
     }
     /* More statements to compile than a third: compiling them apart would cost more
      * than compiling the function (each wrapper is a function of its own), so the
@@ -274,7 +327,7 @@ HZ_NO_COVERAGE int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *bl
     if (!a->no_gate && nmiss > N / 3) {
         if (a->cut_seen_only && 2 * nseen < nmiss) {
             for (int k = 0; k < N; k++)
-                a->seen[blk[k].hash % HZ_SEEN_SLOTS] = blk[k].hash;
+                a->seen[seen_hash(&blk[k]) % HZ_SEEN_SLOTS] = seen_hash(&blk[k]);
             a->refusal = "mostly new statements";
             rc = 1;
             goto done;

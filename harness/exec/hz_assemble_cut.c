@@ -344,6 +344,80 @@ HZ_NO_COVERAGE static bool prev_word(const char *text, size_t at, const char *wo
     return j >= n && memcmp(text + j - n, word, n) == 0 && (j == n || !ident_char(text[j - n - 1]));
 }
 
+/* Where the string literal at text[i] (its prefix and quote q characters) ends: the
+ * index after its closing quote, or n when it does not end in text. */
+HZ_NO_COVERAGE static size_t string_end(const char *text, size_t n, size_t i, int q)
+{
+    char quote = text[i + q - 1];
+    bool triple = i + q + 1 < n && text[i + q] == quote && text[i + q + 1] == quote;
+    size_t j = i + q + (triple ? 2 : 0);
+    while (j < n) {
+        if (text[j] == '\\') {
+            j += 2;
+            continue;
+        }
+        if (text[j] == quote &&
+            (!triple || (j + 2 < n && text[j + 1] == quote && text[j + 2] == quote)))
+            return j + (triple ? 3 : 1);
+        j++;
+    }
+    return n;
+}
+
+HZ_NO_COVERAGE static bool after_dot(const char *text, size_t at)
+{
+    while (at > 0 && text[at - 1] == ' ')
+        at--;
+    return at > 0 && text[at - 1] == '.';
+}
+
+HZ_NO_COVERAGE long hz_asm_mask_out(char *text, size_t n)
+{
+    enum { MAX_SITES = 64 };
+    size_t at[MAX_SITES], len[MAX_SITES];
+    int sites = 0;
+    long num = -1;
+    size_t i = 0;
+    while (i < n) {
+        char c = text[i];
+        if (c == '#') {
+            while (i < n && text[i] != '\n')
+                i++;
+            continue;
+        }
+        int q = (i == 0 || !ident_char(text[i - 1])) ? string_start(text + i, text + n) : 0;
+        if (q > 0) {
+            i = string_end(text, n, i, q);
+            continue;
+        }
+        if (!ident_char(c) || (c >= '0' && c <= '9')) {
+            i++;
+            continue;
+        }
+        size_t s = i;
+        while (i < n && ident_char(text[i]))
+            i++;
+        if (i - s != 3 || memcmp(text + s, "out", 3) != 0 || after_dot(text, s) ||
+            i >= n || text[i] != '[')
+            continue;
+        size_t d = i + 1, e = d;
+        long v = 0;
+        while (e < n && text[e] >= '0' && text[e] <= '9' && e - d < 9)
+            v = v * 10 + (text[e++] - '0');
+        if (e == d || e >= n || text[e] != ']')
+            continue;   /* not a plain index (a slice, an expression, 10+ digits) */
+        if ((num >= 0 && v != num) || sites == MAX_SITES)
+            return -1;
+        num = v;
+        at[sites] = d;
+        len[sites++] = e - d;
+        i = e;
+    }
+    for (int k = 0; k < sites; k++)
+        memset(text + at[k], '#', len[k]);
+    return num;
+}
+
 HZ_NO_COVERAGE int hz_asm_names(const char *text, size_t n, PyObject *idents, PyObject *assigned)
 {
     size_t i = 0;
@@ -356,22 +430,7 @@ HZ_NO_COVERAGE int hz_asm_names(const char *text, size_t n, PyObject *idents, Py
         }
         int q = (i == 0 || !ident_char(text[i - 1])) ? string_start(text + i, text + n) : 0;
         if (q > 0) {
-            char quote = text[i + q - 1];
-            bool triple = i + q + 1 < n && text[i + q] == quote && text[i + q + 1] == quote;
-            size_t j = i + q + (triple ? 2 : 0);
-            while (j < n) {
-                if (text[j] == '\\') {
-                    j += 2;
-                    continue;
-                }
-                if (text[j] == quote &&
-                    (!triple || (j + 2 < n && text[j + 1] == quote && text[j + 2] == quote))) {
-                    j += triple ? 3 : 1;
-                    break;
-                }
-                j++;
-            }
-            i = j;
+            i = string_end(text, n, i, q);
             continue;
         }
         if (!ident_char(c) || (c >= '0' && c <= '9')) {
@@ -381,10 +440,7 @@ HZ_NO_COVERAGE int hz_asm_names(const char *text, size_t n, PyObject *idents, Py
         size_t s = i;
         while (i < n && ident_char(text[i]))
             i++;
-        size_t b = s;
-        while (b > 0 && text[b - 1] == ' ')
-            b--;
-        if (b > 0 && text[b - 1] == '.')
+        if (after_dot(text, s))
             continue;   /* an attribute */
         if (add_name(idents, text + s, i - s) < 0)
             return -1;

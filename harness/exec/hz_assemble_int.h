@@ -56,6 +56,16 @@ int hz_asm_cut(const char **refusal, const char *text, size_t n, Cut *cut);
  * text, checked against its compile. Returns 0, or -1 with an exception. */
 int hz_asm_names(const char *text, size_t n, PyObject *idents, PyObject *assigned);
 
+/* The result slot a generated statement writes, `out[N]`, is numbered by position:
+ * a statement inserted above renumbers every later one and their texts no longer
+ * match the cache. So a block is also cached under its text with those digits
+ * masked, and linked with its index constant replaced (hz_asm_link).
+ * Masks in place, with '#', the digits of every `out[DIGITS]` of text[0..n) outside
+ * strings and comments (`out` a whole name, not an attribute) when there is one or
+ * more and all spell the same number; returns that number, or -1 with text as it
+ * was. The digit count stays, so columns in the line table do not move. */
+long hz_asm_mask_out(char *text, size_t n);
+
 /* ---- hz_assemble_link.c: the blocks put together ---- */
 
 /* Values in order with their index by key. */
@@ -97,6 +107,11 @@ typedef struct {
     PyObject *g0;        /* set: the names it would use as globals compiled alone */
     PyObject *bound;     /* set: the locals it binds */
     PyObject *extras;    /* sorted list: the locals it reads that others bind */
+    /* when its statement's `out[N]` index can be another number (hz_asm_mask_out):
+     * the constant (consts[out_const - 1], the int out_num) that only `out[...]`
+     * subscripts load; 0 when it cannot (none, or the constant has other uses) */
+    int out_const;
+    long out_num;
 } HzBlock;
 
 HzBlock *hz_asm_block(PyObject *capsule);   /* borrowed from the capsule */
@@ -116,8 +131,11 @@ PyObject *hz_asm_block_from_wrapper(const char **refusal, PyCodeObject *co, int 
 int hz_asm_blocks_from_whole(PyCodeObject *fn, const int *lines, const int *nlines, int N,
                              PyObject *params, PyObject **out);
 
-/* Appends block b, its statement at file line fline, to s. 0, or -1 with an exception. */
-int hz_asm_link(Asm *s, const HzBlock *b, int fline);
+/* Appends block b, its statement at file line fline, to s; out_value (borrowed, or
+ * NULL) replaces its out-index constant (b->out_const). 0, or -1 with an exception. */
+int hz_asm_link(Asm *s, const HzBlock *b, int fline, PyObject *out_value);
+/* Sets b->out_const for a block whose statement spells out[num] (see HzBlock). */
+void hz_asm_find_out_const(HzBlock *b, long num);
 
 /* ---- hz_assemble.c and hz_assemble_blocks.c: the assembler, its cache ---- */
 
@@ -175,6 +193,10 @@ typedef struct {
     PyObject *cap;       /* its block (a capsule) */
     Buf key;             /* the cache key: the wrapper's text without extras */
     uint64_t hash;
+    Buf mkey;            /* the key with its out[N] digits masked (when out_num >= 0) */
+    uint64_t mhash;
+    long out_num;        /* N of the statement's out[N], or -1 */
+    PyObject *out_value; /* owned: N as an int when cap was made for another N, or NULL */
 } Blk;
 
 void hz_asm_blk_clear(Blk *b);

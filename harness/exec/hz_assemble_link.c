@@ -734,7 +734,45 @@ done:
 
 /* ---- linking ---- */
 
-HZ_NO_COVERAGE int hz_asm_link(Asm *s, const HzBlock *b, int fline)
+HZ_NO_COVERAGE void hz_asm_find_out_const(HzBlock *b, long num)
+{
+    b->out_const = 0;
+    int c = 0;
+    for (int i = 0; i < b->nconsts && c == 0; i++) {
+        PyObject *v = PyTuple_GET_ITEM(b->consts, i);
+        int overflow = 0;
+        if (PyLong_CheckExact(v) && PyLong_AsLongAndOverflow(v, &overflow) == num && !overflow)
+            c = i + 1;   /* an exact int: AsLongAndOverflow does not raise */
+    }
+    if (c == 0)
+        return;
+    /* every load of it an index of the local `out`: LOAD_FAST out; LOAD_CONST c; then
+     * the subscript (or the COPY of an augmented one). Any other use would change
+     * with it. */
+    int uses = 0;
+    for (int i = 0; i < b->bc.n; i++) {
+        const HzInstr *in = &b->bc.ins[i];
+        if ((in->op != LOAD_CONST && in->op != KW_NAMES) || in->arg != c)
+            continue;
+        const HzInstr *prev = i > 0 ? &b->bc.ins[i - 1] : NULL;
+        const HzInstr *next = i + 1 < b->bc.n ? &b->bc.ins[i + 1] : NULL;
+        bool index = in->op == LOAD_CONST && prev != NULL && prev->op == LOAD_FAST &&
+                     prev->arg < PyTuple_GET_SIZE(b->lnames) &&
+                     PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(b->lnames, prev->arg),
+                                                      "out") == 0 &&
+                     next != NULL && (next->op == STORE_SUBSCR || next->op == BINARY_SUBSCR ||
+                                      next->op == DELETE_SUBSCR || next->op == COPY);
+        if (!index)
+            return;
+        uses++;
+    }
+    if (uses > 0) {
+        b->out_const = c;
+        b->out_num = num;
+    }
+}
+
+HZ_NO_COVERAGE int hz_asm_link(Asm *s, const HzBlock *b, int fline, PyObject *out_value)
 {
     int nc = (int)PyTuple_GET_SIZE(b->consts), nn = (int)PyTuple_GET_SIZE(b->names);
     int nl = (int)PyTuple_GET_SIZE(b->lnames), rc = -1;
@@ -746,9 +784,13 @@ HZ_NO_COVERAGE int hz_asm_link(Asm *s, const HzBlock *b, int fline)
         goto done;
     }
     cmap[0] = 0;
-    for (int i = 0; i < b->nconsts; i++)
-        if ((cmap[i + 1] = hz_asm_table_add(&s->consts, PyTuple_GET_ITEM(b->consts, i), NULL)) < 0)
+    for (int i = 0; i < b->nconsts; i++) {
+        /* in the block's order, so equal constants merge where the compiler would */
+        PyObject *v = out_value != NULL && i + 1 == b->out_const ? out_value
+                                                                 : PyTuple_GET_ITEM(b->consts, i);
+        if ((cmap[i + 1] = hz_asm_table_add(&s->consts, v, NULL)) < 0)
             goto done;
+    }
     for (int i = 0; i < nn; i++) {
         PyObject *nm = PyTuple_GET_ITEM(b->names, i);
         if ((nmap[i] = hz_asm_table_add(&s->names, nm, nm)) < 0)
