@@ -30,7 +30,9 @@
  *   each new signature is reduced (`tracefuzz reduce`, at most --reduce-time S
  *   seconds each, default 30; --no-reduce skips it) into NAME.min.py (and
  *   NAME.min.tf) beside it, unless NAME.min.py exists already; the summary gives
- *   its size in program lines.
+ *   its size in program lines. NAME.min.py is a repro script like NAME.py: the
+ *   reduced program, then the repro footer, so `python3.11 NAME.min.py` runs it
+ *   through the target it was found with (exit 1 diverges, 0 agrees).
  *   --memory-limit means what it means for `run` (also the engine's -rss_limit_mb).
  *   SIGINT/SIGTERM end every engine process (each libFuzzer job's process group)
  *   and remove their temporary directories; the saved inputs are not replayed (the
@@ -44,6 +46,7 @@
 #include "hz_channel.h"
 #include "hz_preflight.h"
 #include "hz_reduce.h"
+#include "hz_repro.h"
 #include "or_verdict.h"
 
 #include <dirent.h>
@@ -343,11 +346,13 @@ static long fuzz_reduce(const FuzzOptions *o, const HzInput *in, const char *dir
     snprintf(py, sizeof py, "%s/%s.min.py", dir, stem);
     snprintf(tf, sizeof tf, "%s/%s.min.tf", dir, stem);
     FILE *f = fopen(py, "r");
-    if (f != NULL) {   /* reduced before: count its lines */
+    if (f != NULL) {   /* reduced before: count its program's lines */
         char *text = NULL;
         size_t cap = 0;
         ssize_t n = getdelim(&text, &cap, 0, f);
         fclose(f);
+        if (n >= 0)
+            cmd_program_cut_footer(text);
         long lines = n >= 0 ? (long)hz_program_text_size(text) : -1;
         free(text);
         return lines;
@@ -359,7 +364,14 @@ static long fuzz_reduce(const FuzzOptions *o, const HzInput *in, const char *dir
     int r = hz_reduce_input(&rc, in, &res, err, sizeof err);
     long lines = -1;
     if (r == 0 && res.py != NULL) {
-        if (cmd_write_file(py, res.py, strlen(res.py)) < 0 ||
+        /* a script the JIT developer can run, as NAME.py is: `python3.11 NAME.min.py`
+         * with nothing but the program would define classes and exit 0 */
+        HzReproSetup setup = {o->target, o->faults, o->unsupported,
+                              (const char *const *)o->pypath, o->npypath};
+        char *script = hz_repro_script(res.py, &setup);
+        int wrote = cmd_write_file(py, script, strlen(script));
+        free(script);
+        if (wrote < 0 ||
             (res.tf != NULL && cmd_write_file(tf, res.tf, res.tf_size) < 0))
             fprintf(stderr, "tracefuzz fuzz: cannot write %s: %s\n", py, strerror(errno));
         else

@@ -7,6 +7,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 T=tests/targets
 I=tests/cli/inputs
+PY=${TF_PYTHON:-/usr/bin/python3.11}
+marker="# ---- tracefuzz repro: below this line runs the program above eagerly and through the JIT ----"
 fail() { echo "FAILED: $*"; exit 1; }
 # sig FILE TARGET [FAULTS]: the signature `run` prints for FILE
 sig() { "$tf" run --target "$2" --faults "${3:-}" "$1" 2>/dev/null |
@@ -74,7 +76,20 @@ fuzz_reduce|fuzz_no_reduce|fuzz_reduce_time)  # fuzz reduces a new signature's f
         [ "$nmin" -ge 1 ] || fail "no .min.py: $(ls "$tmp/fz/findings")"
         grep -q "reduced: [0-9]* lines" "$tmp/out" || fail "summary: $(cat "$tmp/out")"
         m=$(ls "$tmp"/fz/findings/*.min.py | head -1)
-        [ "$(lines "$m")" -le 20 ] || fail "$(lines "$m") lines";;
+        # the program above the repro footer is the reduction
+        sed "/^$marker\$/,\$d" "$m" > "$tmp/prog.py"
+        grep -qx "$marker" "$m" || fail ".min.py has no repro footer"
+        [ "$(lines "$tmp/prog.py")" -le 20 ] || fail "$(lines "$tmp/prog.py") lines: $(cat "$tmp/prog.py")"
+        grep -q "reduced: $(lines "$tmp/prog.py") lines" "$tmp/out" ||
+            fail "summary's size is not the program's: $(grep reduced: "$tmp/out")"
+        # it reproduces alone: with the fault it was found with, and not without
+        (cd / && env -i PATH=/usr/bin:/bin $PY -I "$m" > "$tmp/rep" 2>&1)
+        [ $? = 1 ] || fail "python3.11 .min.py with the fault: not 1: $(tail -20 "$tmp/rep")"
+        (cd / && env -i PATH=/usr/bin:/bin TRACEFUZZ_FAULTS= $PY -I "$m" > "$tmp/rep" 2>&1)
+        [ $? = 0 ] || fail "python3.11 .min.py without faults: not 0: $(tail -20 "$tmp/rep")"
+        # and is still an input (the text above the footer), with the same signature
+        s1=$(sig "$m" builtin assume_stable_attrs)
+        case "$s1" in PROVENANCE*) ;; *) fail "run of the .min.py: '$s1'";; esac;;
     fuzz_no_reduce)
         [ "$nmin" = 0 ] || fail "--no-reduce wrote $nmin .min.py"
         grep -q "reduced:" "$tmp/out" && fail "summary mentions a reduction";;
