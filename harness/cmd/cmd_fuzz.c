@@ -470,7 +470,7 @@ static int fuzz_preflight(const FuzzOptions *o)
         rc = hz_preflight(w, err, sizeof err);
     if (rc < 0)
         fprintf(stderr, "tracefuzz fuzz: target %s: %s\n",
-                o->target ? o->target : "(default)", err);
+                o->target ? o->target : "builtin", err);
     hz_worker_free(w);
     return rc;
 }
@@ -747,7 +747,7 @@ int cmd_fuzz(int argc, char **argv)
     fuzz_env(&o);
     fprintf(stderr, "tracefuzz fuzz: %s, target %s, faults %s, %.0f s on %u core%s\n"
             "tracefuzz fuzz: fuzzer %s\ntracefuzz fuzz: seeds %s, output %s (log: %s)\n",
-            afl ? "AFL++" : "libFuzzer", o.target ? o.target : "(default)",
+            afl ? "AFL++" : "libFuzzer", o.target ? o.target : "builtin",
             o.faults ? o.faults : "none", o.time_s, o.jobs, o.jobs == 1 ? "" : "s",
             fuzzer, seeds, o.out, logpath);
 
@@ -873,7 +873,7 @@ int cmd_fuzz(int argc, char **argv)
                 strsignal(interrupted));
 
     printf("\ntracefuzz fuzz summary (%s, target %s, faults %s)\n", afl ? "AFL++" : "libFuzzer",
-           o.target ? o.target : "default", o.faults ? o.faults : "none");
+           o.target ? o.target : "builtin", o.faults ? o.faults : "none");
     printf("  time      %.0f s on %u core%s\n", elapsed, o.jobs, o.jobs == 1 ? "" : "s");
     if (o.jobs > 1)   /* summed over the jobs */
         printf("  execs     %llu (%.0f/s overall, %.0f/s per core)\n", st.execs,
