@@ -371,13 +371,12 @@ HZ_NO_COVERAGE static bool after_dot(const char *text, size_t at)
     return at > 0 && text[at - 1] == '.';
 }
 
-HZ_NO_COVERAGE long hz_asm_mask_out(char *text, size_t n)
+/* The next name of text[*at..n) outside comments and strings (an attribute after a
+ * dot counts too: callers ask after_dot): true with it at [*start, *at), false at the
+ * end. */
+HZ_NO_COVERAGE static bool next_name(const char *text, size_t n, size_t *at, size_t *start)
 {
-    enum { MAX_SITES = 64 };
-    size_t at[MAX_SITES], len[MAX_SITES];
-    int sites = 0;
-    long num = -1;
-    size_t i = 0;
+    size_t i = *at;
     while (i < n) {
         char c = text[i];
         if (c == '#') {
@@ -394,9 +393,24 @@ HZ_NO_COVERAGE long hz_asm_mask_out(char *text, size_t n)
             i++;
             continue;
         }
-        size_t s = i;
+        *start = i;
         while (i < n && ident_char(text[i]))
             i++;
+        *at = i;
+        return true;
+    }
+    *at = n;
+    return false;
+}
+
+HZ_NO_COVERAGE long hz_asm_mask_out(char *text, size_t n)
+{
+    enum { MAX_SITES = 64 };
+    size_t at[MAX_SITES], len[MAX_SITES];
+    int sites = 0;
+    long num = -1;
+    size_t i = 0, s;
+    while (next_name(text, n, &i, &s)) {
         if (i - s != 3 || memcmp(text + s, "out", 3) != 0 || after_dot(text, s) ||
             i >= n || text[i] != '[')
             continue;
@@ -420,26 +434,8 @@ HZ_NO_COVERAGE long hz_asm_mask_out(char *text, size_t n)
 
 HZ_NO_COVERAGE int hz_asm_names(const char *text, size_t n, PyObject *idents, PyObject *assigned)
 {
-    size_t i = 0;
-    while (i < n) {
-        char c = text[i];
-        if (c == '#') {
-            while (i < n && text[i] != '\n')
-                i++;
-            continue;
-        }
-        int q = (i == 0 || !ident_char(text[i - 1])) ? string_start(text + i, text + n) : 0;
-        if (q > 0) {
-            i = string_end(text, n, i, q);
-            continue;
-        }
-        if (!ident_char(c) || (c >= '0' && c <= '9')) {
-            i++;
-            continue;
-        }
-        size_t s = i;
-        while (i < n && ident_char(text[i]))
-            i++;
+    size_t i = 0, s;
+    while (next_name(text, n, &i, &s)) {
         if (after_dot(text, s))
             continue;   /* an attribute */
         if (add_name(idents, text + s, i - s) < 0)
