@@ -57,6 +57,17 @@
 #include "tr_faults.h"
 #include <structmember.h>
 
+/* The assertion's memo of an entry (CacheEntry.checked). */
+typedef struct {
+    PyObject *descr;            /* _PyType_Lookup's answer then, or NULL; compared and
+                                   its type read only while the guard holds (the MRO
+                                   dicts, which hold it, are unchanged) */
+    descrgetfunc dget;          /* Py_TYPE(descr)->tp_descr_get then */
+    descrsetfunc dset;          /* Py_TYPE(descr)->tp_descr_set then */
+    Py_ssize_t offset;          /* SLOT: the member's offset, read in place */
+    int t_object;               /* SLOT: a T_OBJECT member (unset reads as None) */
+} CacheMemo;
+
 typedef struct {
     PyObject *obj;              /* identity key; owned only when strong */
     PyObject *obj_wr;           /* weak reference to obj (weak entries of weakrefable
@@ -75,6 +86,15 @@ typedef struct {
     uint64_t dict_version;
     unsigned int obj_version;   /* type_dict: the class's own version */
     int strong;                 /* under a fault: obj, value, type, dict owned */
+    /* The assertion's memo (tr_cache_serve, memo_fill): set when re_resolve agreed with
+     * the remembered value while the guard held. Every later hit passes the same guard
+     * (the type's version tag, and the instance dict and its version, as remembered),
+     * so re_resolve would read the same MRO and the same dict again; only what those
+     * versions do not cover is read again: the type slots of the descriptor the MRO
+     * lookup found (a class gaining __get__/__set__ keeps its instances' types' tags),
+     * and a slot's value (slot stores change no version). */
+    int checked;
+    CacheMemo chk;              /* valid when checked */
     char value_type[64];        /* weak entries: type(value).__name__, for messages */
 } CacheEntry;
 
@@ -504,6 +524,64 @@ static PyObject *re_resolve(const CacheEntry *e, PyObject *obj, int *err)
     }
 }
 
+/* What re_resolve of entry e on obj depends on beyond e's guard (CacheEntry.checked):
+ * fills *m and returns 1 when it can be memoised, decided BEFORE re_resolve runs: only
+ * where re_resolve runs no user code (a dict whose keys are all exact strs, so no key's
+ * __eq__; a slot read in place, not through its getter), so e is still valid after it.
+ * Else 0 (resolved each time, as before). */
+static int memo_prepare(const CacheEntry *e, PyObject *obj, CacheMemo *m)
+{
+    PyObject *descr = _PyType_Lookup(Py_TYPE(obj), e->name);   /* borrowed */
+    m->offset = 0;
+    m->t_object = 0;
+    switch (e->how) {
+    case TR_RES_INST_DICT:
+    case TR_RES_CLASS_ATTR: {
+        PyObject *d = instance_dict(obj);
+        if (d != NULL && !tr_dict_keys_all_str(d))
+            return 0;
+        break;
+    }
+    case TR_RES_SLOT: {
+        if (descr == NULL || !tr_member_holds_object(descr))
+            return 0;
+        PyMemberDef *md = ((PyMemberDescrObject *)descr)->d_member;
+        if ((md->flags & PY_AUDIT_READ) || !PyObject_TypeCheck(obj, PyDescr_TYPE(descr)))
+            return 0;
+        m->offset = md->offset;
+        m->t_object = md->type == T_OBJECT;
+        break;
+    }
+    default:
+        return 0;
+    }
+    m->descr = descr;
+    m->dget = descr != NULL ? Py_TYPE(descr)->tp_descr_get : NULL;
+    m->dset = descr != NULL ? Py_TYPE(descr)->tp_descr_set : NULL;
+    return 1;
+}
+
+/* re_resolve's answer from e's memo, for an obj whose guard (guard_holds) just passed:
+ * the live value, borrowed (the unchanged dict or MRO holds it, or the slot does), when
+ * it is the remembered one; NULL when the memo cannot answer or the value differs
+ * (then re_resolve decides, and names the difference). */
+static inline PyObject *memo_hit(const CacheEntry *e, PyObject *obj)
+{
+    if (!e->checked)
+        return NULL;
+    const CacheMemo *m = &e->chk;
+    if (m->descr != NULL && (Py_TYPE(m->descr)->tp_descr_get != m->dget ||
+                             Py_TYPE(m->descr)->tp_descr_set != m->dset))
+        return NULL;
+    if (e->how == TR_RES_SLOT) {
+        PyObject *r = *(PyObject **)((char *)obj + m->offset);
+        if (r == NULL && m->t_object)
+            r = Py_None;
+        return r == e->value ? r : NULL;
+    }
+    return e->value;   /* INST_DICT, CLASS_ATTR: the same dict, the same MRO */
+}
+
 int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
     TrCache *c = run->cache;
@@ -539,8 +617,16 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
         cache_remove(c, i);
         return 0;
     }
+    PyObject *now = memo_hit(e, obj.obj);
+    if (now != NULL) {
+        *out = tr_value_new(Py_NewRef(now), e->prov);
+        tr_prov_incref(e->prov);
+        return 1;
+    }
+    CacheMemo memo;
+    int memoise = !e->checked && memo_prepare(e, obj.obj, &memo);
     int err;
-    PyObject *now = re_resolve(e, obj.obj, &err);
+    now = re_resolve(e, obj.obj, &err);
     if (err < 0)
         return -1;
     if (now != e->value) {
@@ -548,6 +634,10 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
         out_of_sync(obj.obj, name, cached_str(e), now);
         Py_XDECREF(now);
         return -1;
+    }
+    if (memoise) {     /* re_resolve ran no user code: e is still the entry */
+        e->chk = memo;
+        e->checked = 1;
     }
     /* The live object, which is the remembered one: never the stored pointer. */
     *out = tr_value_new(now, e->prov);
