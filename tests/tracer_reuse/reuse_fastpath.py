@@ -94,6 +94,10 @@ state a shortcut skips changes and the shortcut does not notice.
                       the faults eager and jit agree. Checked to fail with the memo
                       filled before the first re-resolution, with the descriptor's type
                       slots ignored, and with the slot not read again
+  trace_tnames        the trace's type names found in a two-way table per trace (tr_trace.c
+                      tname_find): loads of 12 attributes holding instances of 12 classes,
+                      three times over, each line of last_trace() names its value's type
+                      (checked to fail with the other way's name taken on a hit)
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1115,12 +1119,45 @@ def cache_memo():
     return ok and good
 
 
+TNAMES_N = 12
+TNAMES_SRC = "LOG = []\n" + "".join(f"class C{i}:\n    pass\n" for i in range(TNAMES_N)) + """
+class H:
+    pass
+def make():
+    h = H()
+    for i in range(%d):
+        c = globals()[f"C{i}"]
+        hasattr(c(), "tag")     # a lookup on the class gives it a version tag
+        setattr(h, f"a{i}", c())
+    return (h,)
+def program(h):
+    n = 0
+    for k in range(3):
+""" % TNAMES_N + "".join(f"        n += h.a{i} is not None\n" for i in range(TNAMES_N)) + """
+    return n
+"""
+
+
+def trace_tnames():
+    import re
+    ns = fresh(TNAMES_SRC)
+    f = tfjit.jit(ns["program"])
+    r = f(*ns["make"]())
+    lines = [m.groups() for m in re.finditer(r"LOAD_ATTR a(\d+)(?: \[cached\])? -> (\S+) ",
+                                             tfjit.last_trace())]
+    bad = [(i, t) for i, t in lines if t != f"C{i}"]
+    good = r == 3 * TNAMES_N and len(lines) == 3 * TNAMES_N and not bad
+    print(("ok   " if good else "FAIL ") + f"trace_tnames: {len(lines)} lines, {len(bad)} "
+          f"with another type's name {bad[:3]}")
+    return good
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
-                                  hoisted_guard, falls_on, cache_memo]}
+                                  hoisted_guard, falls_on, cache_memo, trace_tnames]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
