@@ -147,20 +147,26 @@ static TrProv *default_prov(PyObject *name)
     return p;
 }
 
-static void free_locals(TrValue *lp, int n)
+/* Releases the values of lp[0..n) and lp itself unless it is the caller's buffer. */
+static void free_locals(TrValue *lp, int n, const TrValue *buf)
 {
     for (int i = 0; i < n; i++)
         tr_value_clear(&lp[i]);
-    PyMem_Free(lp);
+    if (lp != buf)
+        PyMem_Free(lp);
 }
 
-/* Binds through tr_call_bind, then (steal) releases the caller's values at once: CALL
+static TrValue *call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t nargs,
+                          PyObject *kwnames, TrValue *buf, int nbuf);
+
+/* Binds through call_bind, then (steal) releases the caller's values at once: CALL
  * moves the arguments off the stack into the new frame (_PyEvalFramePushAndInit), so
- * a callee's `del x` frees x as in CPython. */
+ * a callee's `del x` frees x as in CPython. The locals go to buf when they fit (nbuf
+ * values), else to a new block. */
 static TrValue *bind_args(PyFunctionObject *fn, TrValue *args, Py_ssize_t nargs,
-                          PyObject *kwnames, int steal)
+                          PyObject *kwnames, int steal, TrValue *buf, int nbuf)
 {
-    TrValue *lp = tr_call_bind(fn, args, nargs, kwnames);
+    TrValue *lp = call_bind(fn, args, nargs, kwnames, buf, nbuf);
     if (steal) {
         for (Py_ssize_t i = 0; i < nargs; i++)
             tr_value_clear(&args[i]);
@@ -171,12 +177,28 @@ static TrValue *bind_args(PyFunctionObject *fn, TrValue *args, Py_ssize_t nargs,
 TrValue *tr_call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t nargs,
                       PyObject *kwnames)
 {
+    return call_bind(fn, args, nargs, kwnames, NULL, 0);
+}
+
+/* tr_call_bind into buf (zeroed here) when the code's co_nlocalsplus + 1 values fit in
+ * nbuf, else into a new block (the caller frees it unless it is buf). */
+static TrValue *call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t nargs,
+                          PyObject *kwnames, TrValue *buf, int nbuf)
+{
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
     int n = co->co_nlocalsplus;
     Py_ssize_t kwcount = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     Py_ssize_t argcount = nargs - kwcount;   /* positional values */
     Py_ssize_t total_args = co->co_argcount + co->co_kwonlyargcount;
-    TrValue *lp = PyMem_Calloc((size_t)n + 1, sizeof(TrValue));
+    TrValue *lp;
+    if (buf != NULL && n + 1 <= nbuf) {
+        lp = buf;
+        memset(lp, 0, ((size_t)n + 1) * sizeof(TrValue));
+    }
+    else {
+        lp = PyMem_Calloc((size_t)n + 1, sizeof(TrValue));
+        buf = NULL;
+    }
     PyObject *kwdict = NULL;
     if (lp == NULL) {
         PyErr_NoMemory();
@@ -284,7 +306,7 @@ TrValue *tr_call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t narg
     }
     return lp;
 fail:
-    free_locals(lp, n);
+    free_locals(lp, n, buf);
     return NULL;
 }
 
@@ -307,18 +329,25 @@ static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
     if (tr_trace_record_name(run, "CALL", fn->func_qualname, " (interpreted)", NULL, NULL) < 0)
         return -1;
+    /* The locals of a function frame live on the C stack when they fit, as its value
+     * stack does (tr_eval_code): the frame ends before this returns. A generator's
+     * outlive the call (tr_gen_new takes a block). */
+    TrValue small[16];
+    int gen = (co->co_flags & CO_GENERATOR) != 0;
     /* args is written only when steal, and then it is tr_call_stack's own stack slice */
-    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal);
+    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal, gen ? NULL : small,
+                            gen ? 0 : (int)(sizeof small / sizeof small[0]));
     if (lp == NULL)
         return -1;
-    if (co->co_flags & CO_GENERATOR)
+    if (gen)
         return tr_gen_new(run, fn, lp, out);   /* takes lp */
     /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
      * with the globals as its locals, as function_vectorcall arranges. */
     PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
     int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, locals,
                           lp, out);
-    PyMem_Free(lp);   /* tr_eval_code released the values */
+    if (lp != small)
+        PyMem_Free(lp);   /* tr_eval_code released the values */
     return rc;
 }
 

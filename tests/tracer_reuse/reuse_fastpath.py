@@ -98,6 +98,13 @@ state a shortcut skips changes and the shortcut does not notice.
                       tname_find): loads of 12 attributes holding instances of 12 classes,
                       three times over, each line of last_trace() names its value's type
                       (checked to fail with the other way's name taken on a hit)
+  call_locals_buf     a traced callee's locals in a buffer on the C stack when they fit
+                      (tr_call.c call_function, 16 values): a callee leaving a local unbound
+                      after a call at the same depth bound it (UnboundLocalError, as
+                      eagerly, not the previous call's value), recursion, a callee with 20
+                      locals (a block), a frame's locals() and a generator made by the
+                      callee (its locals in a block of its own); checked to fail with the
+                      buffer not zeroed
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1152,12 +1159,52 @@ def trace_tnames():
     return good
 
 
+LOCALS_BUF_SRC = """
+LOG = []
+def maybe(flag, v):
+    if flag:
+        x = v
+    return x
+def fact(n):
+    return 1 if n <= 1 else n * fact(n - 1)
+def wide(a):
+""" + "".join(f"    v{i} = a + {i}\n" for i in range(20)) + """    return """ + " + ".join(f"v{i}" for i in range(20)) + """
+def snap(a, b):
+    c = a + b
+    return sorted(locals().items())
+def gen(k):
+    for i in range(k):
+        yield i * k
+def make():
+    return (3,)
+def program(n):
+    out = []
+    for i in range(3):
+        out.append(maybe(True, [i]))
+        try:
+            out.append(maybe(False, [i]))
+        except UnboundLocalError as e:
+            out.append(str(e))
+        out.append(fact(n + i))
+        out.append(wide(i))
+        out.append(snap(i, n))
+        out.append(list(gen(n)))
+    return out
+"""
+
+
+def call_locals_buf():
+    plan = [("call", "make")] * 2
+    ok, _, _ = check("call_locals_buf", LOCALS_BUF_SRC, plan)
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
-                                  hoisted_guard, falls_on, cache_memo, trace_tnames]}
+                                  hoisted_guard, falls_on, cache_memo, trace_tnames, call_locals_buf]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
