@@ -95,6 +95,9 @@ typedef struct {
      * and a slot's value (slot stores change no version). */
     int checked;
     CacheMemo chk;              /* valid when checked */
+    const char *value_tname;    /* weak entries: type(value).__name__ of a static type
+                                   (its name lives as long as the process), or NULL:
+                                   then value_type holds a copy */
     char value_type[64];        /* weak entries: type(value).__name__, for messages */
 } CacheEntry;
 
@@ -116,11 +119,28 @@ struct TrCache {
     Py_ssize_t len, cap;
 };
 
+/* The arrays of the last cache freed, empty, kept for the next run's cache: a traced
+ * call's cache otherwise grew from nothing (16, 32, 64 entries: a realloc copying each
+ * time) on every call. */
+static CacheEntry *spare_entries;
+static CacheKey *spare_keys;
+static Py_ssize_t spare_cap;
+
 TrCache *tr_cache_new(void)
 {
     TrCache *c = PyMem_RawCalloc(1, sizeof *c);
-    if (c == NULL)
+    if (c == NULL) {
         PyErr_NoMemory();
+        return NULL;
+    }
+    if (spare_entries != NULL) {
+        c->entries = spare_entries;
+        c->keys = spare_keys;
+        c->cap = spare_cap;
+        spare_entries = NULL;
+        spare_keys = NULL;
+        spare_cap = 0;
+    }
     return c;
 }
 
@@ -138,19 +158,27 @@ static void entry_release(CacheEntry *e)
     tr_prov_decref(e->obj_prov);
 }
 
-/* Unlinks every entry, then releases them (finalisers may re-enter the cache). */
+/* Unlinks every entry, then releases them (finalisers may re-enter the cache); the
+ * arrays stay the cache's unless a finaliser made it grow new ones meanwhile. */
 static void cache_clear(TrCache *c)
 {
     if (c == NULL || c->len == 0)
         return;
     CacheEntry *old = c->entries;
-    Py_ssize_t n = c->len;
-    PyMem_RawFree(c->keys);
+    CacheKey *oldkeys = c->keys;
+    Py_ssize_t n = c->len, cap = c->cap;
     c->keys = NULL;
     c->entries = NULL;
     c->len = c->cap = 0;
     for (Py_ssize_t i = 0; i < n; i++)
         entry_release(&old[i]);
+    if (c->entries == NULL && c->keys == NULL) {
+        c->entries = old;
+        c->keys = oldkeys;
+        c->cap = cap;
+        return;
+    }
+    PyMem_RawFree(oldkeys);
     PyMem_RawFree(old);
 }
 
@@ -159,8 +187,16 @@ void tr_cache_free(TrCache *cache)
     if (cache == NULL)
         return;
     cache_clear(cache);
-    PyMem_RawFree(cache->entries);
-    PyMem_RawFree(cache->keys);
+    if (spare_entries == NULL && cache->entries != NULL && cache->keys != NULL &&
+        cache->len == 0) {
+        spare_entries = cache->entries;
+        spare_keys = cache->keys;
+        spare_cap = cache->cap;
+    }
+    else {
+        PyMem_RawFree(cache->entries);
+        PyMem_RawFree(cache->keys);
+    }
     PyMem_RawFree(cache);
 }
 
@@ -357,12 +393,22 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             e.obj_prov = objv.prov;
             tr_prov_incref(e.obj_prov);
         }
-        /* A copy, as snprintf("%s") made it (truncated, NUL-terminated), without the
-         * formatting: it was a tenth of a traced call that stores in a loop. */
-        const char *tn = value->obj != NULL ? _PyType_Name(Py_TYPE(value->obj)) : "NULL";
-        size_t n = strnlen(tn, sizeof e.value_type - 1);
-        memcpy(e.value_type, tn, n);
-        e.value_type[n] = '\0';
+        /* A static type's name is a string of the binary: kept by address. A heap type
+         * may die before the message: a copy, as snprintf("%s") made it (truncated,
+         * NUL-terminated), without the formatting (it was a tenth of a traced call that
+         * stores in a loop). */
+        if (value->obj == NULL) {
+            e.value_tname = "NULL";
+        }
+        else if (!PyType_HasFeature(Py_TYPE(value->obj), Py_TPFLAGS_HEAPTYPE)) {
+            e.value_tname = _PyType_Name(Py_TYPE(value->obj));
+        }
+        else {
+            const char *tn = _PyType_Name(Py_TYPE(value->obj));
+            size_t n = strnlen(tn, sizeof e.value_type - 1);
+            memcpy(e.value_type, tn, n);
+            e.value_type[n] = '\0';
+        }
     }
     e.name = Py_NewRef(name);
     e.prov = value->prov;
@@ -438,7 +484,9 @@ static PyObject *safe_str(PyObject *o)
 static PyObject *cached_str(const CacheEntry *e)
 {
     if (!e->strong)
-        return PyUnicode_FromFormat("<%s object at %p>", e->value_type, (void *)e->value);
+        return PyUnicode_FromFormat("<%.63s object at %p>",
+                                    e->value_tname != NULL ? e->value_tname : e->value_type,
+                                    (void *)e->value);
     PyObject *v = Py_XNewRef(e->value);
     PyObject *s = safe_str(v);
     Py_XDECREF(v);

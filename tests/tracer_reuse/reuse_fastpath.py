@@ -105,6 +105,15 @@ state a shortcut skips changes and the shortcut does not notice.
                       locals (a block), a frame's locals() and a generator made by the
                       callee (its locals in a block of its own); checked to fail with the
                       buffer not zeroed
+  cache_arrays        the attribute cache's arrays kept when it is cleared and handed to
+                      the next run's cache (tr_cache.c spare_entries): traced calls whose
+                      caches grow past 64 entries, clear at the 256-entry cap, and a jit
+                      called inside a traced call (two caches alive at once) agree with
+                      eager and keep their "[cached]" lines; the names of remembered
+                      values' types in "out of sync" messages: a static type's by address
+                      (itertools.count is "count"), a heap type's copied (checked to fail
+                      with the arrays handed to two caches at once, and with tp_name for
+                      _PyType_Name)
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1199,12 +1208,91 @@ def call_locals_buf():
     return ok
 
 
+ARRAYS_SRC = """
+LOG = []
+class P:
+    def __init__(self, i):
+        self.a = [i]
+        self.b = [i + 1]
+def inner(ps):
+    t = 0
+    for p in ps:
+        t += p.a[0] + p.a[0]
+    return t
+INNER = []
+def make():
+    return ([P(i) for i in range(150)],)
+def program(ps):
+    t = 0
+    for p in ps:                    # 300 entries: the cache clears at its cap
+        t += p.a[0] + p.b[0] + p.a[0] + p.b[0]
+    t += INNER[0](ps[:40])          # a nested run: a cache of its own meanwhile
+    for p in ps[:40]:
+        t += p.a[0] + p.a[0]
+    return t
+"""
+
+SYNC_TYPE_SRC = """
+import itertools
+class T:
+    pass
+class V:
+    __slots__ = ("x",)
+class K:
+    def __init__(self, v, new):
+        self.v = v
+        self.new = new
+    def __del__(self):
+        self.v.x = self.new
+def program(v, new):
+    k = K(v, new)
+    a = v.x
+    b = v.x
+    k = None
+    c = v.x
+    return a is c
+"""
+
+
+def cache_arrays():
+    import re
+    ok = True
+    ns = fresh(ARRAYS_SRC)
+    ns["INNER"].append(tfjit.jit(ns["inner"]))
+    args = tuple(ns["make"]())
+    eager = ns["program"](*args)
+    for k in range(4):
+        ns["INNER"][0] = tfjit.jit(ns["inner"])
+        r = tfjit.jit(ns["program"])(*args)
+        cached = tfjit.last_trace().count(" [cached] ")
+        # per p of the first loop two hits, of the last loop one
+        good = r == eager and cached >= 150 * 2 + 40
+        print(("ok   " if good else "FAIL ") + f"cache_arrays.run{k}: {r} (eager {eager}), "
+              f"{cached} cached lines")
+        ok = ok and good
+    # The type names of "out of sync" messages (a finalizer the cache does not see).
+    ns = fresh(SYNC_TYPE_SRC)
+    import itertools
+    for value, want in ((itertools.count(), "<count object at"), (ns["T"](), "<T object at"),
+                        ([0], "<list object at")):
+        v = ns["V"]()
+        v.x = value
+        try:
+            r = tfjit.jit(ns["program"])(v, [1])
+            good, why = False, f"returned {r}"
+        except tfjit.ProvenanceError as e:
+            good, why = want in str(e), str(e)
+        print(("ok   " if good else "FAIL ") + f"cache_arrays.message {want}: {why}")
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
-                                  hoisted_guard, falls_on, cache_memo, trace_tnames, call_locals_buf]}
+                                  hoisted_guard, falls_on, cache_memo, trace_tnames, call_locals_buf, cache_arrays]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
