@@ -114,6 +114,14 @@ state a shortcut skips changes and the shortcut does not notice.
                       (itertools.count is "count"), a heap type's copied (checked to fail
                       with the arrays handed to two caches at once, and with tp_name for
                       _PyType_Name)
+  oracle_memo_ways    the traced-mode oracle's table two-way (tr_provcheck.c traced_way,
+                      traced_fits): traced loads of x and y on 240 owners of three types
+                      (two with the names as slots at other offsets, one with a dict: 480
+                      (owner, name) pairs for 256 slots, sets shared, ways evicted) stay
+                      quiet and agree with eager; under stale_dict_write (30 owners: that
+                      fault's memo keeps 64 entries) an entry rewritten to an equal
+                      object through __dict__ still raises ProvenanceError. Checked to fail with the name or the type ignored
+                      in the second way
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1287,12 +1295,73 @@ def cache_arrays():
     return ok
 
 
+WAYS_SRC = """
+LOG = []
+class S1:
+    __slots__ = ("x", "y")
+class S2:
+    __slots__ = ("y", "x")      # the same names at other offsets
+class P:
+    pass
+def own(i):
+    o = (S1, S2, P)[i % 3]()
+    o.x = [i]
+    o.y = [i, i]
+    return o
+N = [240]
+def make():
+    return ([own(i) for i in range(N[0])],)
+def program(os):
+    t = 0
+    for k in range(2):
+        for o in os:
+            t += len(o.x) + len(o.y)
+    return t
+def change(os):
+    os[8].__dict__["y"] = [8, 8]
+"""
+
+
+def oracle_memo_ways():
+    ok = True
+    ns = fresh(WAYS_SRC)
+    args = tuple(ns["make"]())
+    eager = ns["program"](*args)
+    before = tfjit.stats()
+    try:
+        rs = traced_calls(ns, args, 3)
+        good = rs == [eager] * 3
+        why = f"{rs[0]} (eager {eager})"
+    except tfjit.ProvenanceError as e:
+        good, why = False, str(e)
+    warm = stats_delta(before)
+    good = good and warm.get("provcheck.checked", 0) >= 3 * 960
+    print(("ok   " if good else "FAIL ") + f"oracle_memo_ways: {why}, {warm}")
+    ok = ok and good
+    tfjit.set_faults("stale_dict_write")
+    try:
+        ns = fresh(WAYS_SRC)
+        ns["N"][0] = 30        # the fault's memo across calls keeps 64 entries
+        args = tuple(ns["make"]())
+        traced_calls(ns, args, 2)
+        ns["change"](*args)
+        try:
+            r = traced_calls(ns, args, 1)
+            good, why = False, f"no ProvenanceError after the change ({r})"
+        except tfjit.ProvenanceError as e:
+            good, why = ".y via inst_dict" in str(e), str(e)
+    finally:
+        tfjit.set_faults("")
+    print(("ok   " if good else "FAIL ") + f"oracle_memo_ways.stale_dict_write: {why}")
+    return ok and good
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
-                                  hoisted_guard, falls_on, cache_memo, trace_tnames, call_locals_buf, cache_arrays]}
+                                  hoisted_guard, falls_on, cache_memo, trace_tnames, call_locals_buf, cache_arrays, oracle_memo_ways]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
