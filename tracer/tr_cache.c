@@ -574,8 +574,9 @@ static PyObject *re_resolve(const CacheEntry *e, PyObject *obj, int *err)
 
 /* What re_resolve of entry e on obj depends on beyond e's guard (CacheEntry.checked):
  * fills *m and returns 1 when it can be memoised, decided BEFORE re_resolve runs: only
- * where re_resolve runs no user code (a dict whose keys are all exact strs, so no key's
- * __eq__; a slot read in place, not through its getter), so e is still valid after it.
+ * where re_resolve runs no user code (an exact dict whose keys are all exact strs, so no
+ * key's __eq__; a slot read in place, not through its getter), so e is still valid
+ * after it.
  * Else 0 (resolved each time, as before). */
 static int memo_prepare(const CacheEntry *e, PyObject *obj, CacheMemo *m)
 {
@@ -586,8 +587,8 @@ static int memo_prepare(const CacheEntry *e, PyObject *obj, CacheMemo *m)
     case TR_RES_INST_DICT:
     case TR_RES_CLASS_ATTR: {
         PyObject *d = instance_dict(obj);
-        if (d != NULL && !tr_dict_keys_all_str(d))
-            return 0;
+        if (d != NULL && (!PyDict_CheckExact(d) || !tr_dict_keys_all_str(d)))
+            return 0;   /* a dict subclass as __dict__: resolved each time */
         break;
     }
     case TR_RES_SLOT: {

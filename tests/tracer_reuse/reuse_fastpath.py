@@ -93,7 +93,9 @@ state a shortcut skips changes and the shortcut does not notice.
                       the hit ("out of sync" or as eagerly, never a stale value). Without
                       the faults eager and jit agree. Checked to fail with the memo
                       filled before the first re-resolution, with the descriptor's type
-                      slots ignored, and with the slot not read again
+                      slots ignored, and with the slot not read again; dict_subclass:
+                      an instance __dict__ of a dict subclass is not memoised (it aborted
+                      the dev build's assertion in tr_dict_keys_all_str)
   trace_tnames        the trace's type names found in a two-way table per trace (tr_trace.c
                       tname_find): loads of 12 attributes holding instances of 12 classes,
                       three times over, each line of last_trace() names its value's type
@@ -1056,6 +1058,19 @@ def program(c):
     t.append(c.x)
     return t
 """, "attribute x of C object out of sync"),
+    "dict_subclass": (None, """
+LOG = []
+class D(dict):
+    pass
+class C:
+    pass
+def make():
+    c = C()
+    c.__dict__ = D(x=[1])
+    return (c,)
+def program(c):
+    return [c.x, c.x, c.x]
+""", None),
     "slot": (None, """
 LOG = []
 class V:
