@@ -297,8 +297,8 @@ static struct {
 /* The first way (h) of (owner, name)'s set; the other is h ^ 1. Two ways: with one, two
  * loads of a loop whose (owner, name) fell in one slot took it from each other on
  * every iteration, each resolving afresh (slots_chain: +6% instructions in one heap
- * layout in four). */
-static inline size_t traced_way(PyObject *owner, PyObject *name)
+ * layout in four). Always inline, like traced_fits: their callers are out of coverage. */
+TR_HOT_INLINE size_t traced_way(PyObject *owner, PyObject *name)
 {
     uintptr_t h = ((uintptr_t)owner >> 4) * 31u + ((uintptr_t)name >> 3);
     h ^= h >> 9;
@@ -306,7 +306,7 @@ static inline size_t traced_way(PyObject *owner, PyObject *name)
 }
 
 /* Whether way k holds name's memo for an owner of type tp whose valid tag is tag. */
-static inline int traced_fits(size_t k, PyObject *name, PyTypeObject *tp, unsigned int tag)
+TR_HOT_INLINE int traced_fits(size_t k, PyObject *name, PyTypeObject *tp, unsigned int tag)
 {
     const TrPcMemo *m = &traced_memo[k].pc;
     return traced_memo[k].name == name && tag != 0 && m->tag == tag && m->type == tp;

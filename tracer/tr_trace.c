@@ -128,8 +128,9 @@ TR_NO_COVERAGE static uint32_t arena_copy(TrTrace *t, const char *s)
     return off;
 }
 
-/* The tnames slot of tp (whose valid tag is tag), or -1: h or h ^ 1. */
-static inline int tname_find(const TrTrace *t, PyTypeObject *tp, unsigned int tag)
+/* The tnames slot of tp (whose valid tag is tag), or -1: h or h ^ 1. Always inline:
+ * its answer depends on addresses, and its callers are out of coverage. */
+TR_HOT_INLINE int tname_find(const TrTrace *t, PyTypeObject *tp, unsigned int tag)
 {
     size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
     if (t->tnames[h].type == tp && t->tnames[h].tag == tag)
