@@ -124,6 +124,12 @@ state a shortcut skips changes and the shortcut does not notice.
                       fault's memo keeps 64 entries) an entry rewritten to an equal
                       object through __dict__ still raises ProvenanceError. Checked to fail with the name or the type ignored
                       in the second way
+  method_shadow       LOAD_METHOD's shadow test answered "absent" from a table keyed by
+                      the instance dict and its version (tr_attr_get.c shadow_memo): in a
+                      traced loop a callee puts a callable of the same name into the
+                      instance dict (then calls go to it), deletes it (the class's method
+                      again), swaps __dict__ for a copy; traced calls agree with eager,
+                      the oracle quiet. Checked to fail with the version ignored
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1371,12 +1377,56 @@ def oracle_memo_ways():
     return ok and good
 
 
+SHADOW_SRC = """
+LOG = []
+class A:
+    def __init__(self):
+        self.n = 1
+    def get(self):
+        return self.n
+def poke(a, i):
+    if i == 3:
+        a.__dict__["get"] = lambda: 100
+    elif i == 5:
+        del a.__dict__["get"]
+    elif i == 7:
+        a.__dict__ = dict(a.__dict__)
+    elif i == 8:
+        a.get = lambda: 1000
+def make():
+    return (A(),)
+def program(a):
+    t = []
+    for i in range(10):
+        t.append(a.get())
+        t.append(a.get())
+        poke(a, i)
+    return t
+"""
+
+
+def method_shadow():
+    ok = True
+    for k in range(3):      # fresh jit objects: traced calls, the table warm after the first
+        ns = fresh(SHADOW_SRC)
+        eager = ns["program"](*ns["make"]())
+        ns = fresh(SHADOW_SRC)
+        try:
+            r = tfjit.jit(ns["program"])(*ns["make"]())
+            good, why = r == eager, f"{r} (eager {eager})"
+        except tfjit.ProvenanceError as e:
+            good, why = False, str(e)
+        print(("ok   " if good else "FAIL ") + f"method_shadow.{k}: {why}")
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
-                                  hoisted_guard, falls_on, cache_memo, trace_tnames, call_locals_buf, cache_arrays, oracle_memo_ways]}
+                                  hoisted_guard, falls_on, cache_memo, trace_tnames, call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
