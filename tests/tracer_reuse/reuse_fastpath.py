@@ -1377,7 +1377,7 @@ def oracle_memo_ways():
     return ok and good
 
 
-SHADOW_SRC = """
+METHOD_SHADOW_SRC = """
 LOG = []
 class A:
     def __init__(self):
@@ -1408,9 +1408,9 @@ def program(a):
 def method_shadow():
     ok = True
     for k in range(3):      # fresh jit objects: traced calls, the table warm after the first
-        ns = fresh(SHADOW_SRC)
+        ns = fresh(METHOD_SHADOW_SRC)
         eager = ns["program"](*ns["make"]())
-        ns = fresh(SHADOW_SRC)
+        ns = fresh(METHOD_SHADOW_SRC)
         try:
             r = tfjit.jit(ns["program"])(*ns["make"]())
             good, why = r == eager, f"{r} (eager {eager})"
