@@ -20,6 +20,9 @@
  * user code (an MRO lookup, a dict lookup, a slot read). A failure means the tracer
  * missed an invalidation: it raises tfjit.ProvenanceError worded like the
  * motivating report ("attribute test of Test object out of sync: <a> vs. <b>").
+ * Once a re-resolution agreed while the guard held, later hits under the same guard
+ * (same type version, same dict version) read again only what those versions do not
+ * cover: the found descriptor's type slots and a slot's value (CacheEntry.checked).
  *
  * Lifetimes (STYLE.md: caches must not change them). An entry keeps NOTHING alive
  * that the traced program could observe dying: the object read from is held by a
