@@ -323,32 +323,62 @@ static PyObject *call_name(PyObject **slot, const char *s)
     return *slot;
 }
 
+/* Interpreted frames this shallow get their locals in call_function_buf's buffer on the
+ * C stack; deeper ones in a block, as before. The buffer (256 bytes, several times that
+ * under ASan with its redzones) in every level made deep recursion exhaust the tracer's
+ * C stack budget before CPython's RecursionError in the asan build
+ * (tracer_core.limits, tracer_tables.calls.recursion_depth_error). */
+#define TR_LOCALS_BUF_DEPTH 32
+
+/* Runs fn's frame over the locals lp (bound, owned: released by tr_eval_code; the block
+ * freed unless it is buf). */
+static int run_function(TrRun *run, PyFunctionObject *fn, TrValue *lp, const TrValue *buf,
+                        TrValue *out)
+{
+    PyCodeObject *co = (PyCodeObject *)fn->func_code;
+    /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
+     * with the globals as its locals, as function_vectorcall arranges. */
+    PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
+    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, locals,
+                          lp, out);
+    if (lp != buf)
+        PyMem_Free(lp);   /* tr_eval_code released the values */
+    return rc;
+}
+
+/* call_function's shallow case: the locals on the C stack when they fit (16 values), as
+ * the value stack is (tr_eval_code); the frame ends before this returns. Out of line, so
+ * that deeper levels do not reserve the buffer. */
+static __attribute__((noinline)) int call_function_buf(TrRun *run, PyFunctionObject *fn,
+                                                       const TrValue *args, Py_ssize_t nargs,
+                                                       PyObject *kwnames, int steal,
+                                                       TrValue *out)
+{
+    TrValue small[16];
+    /* args is written only when steal, and then it is tr_call_stack's own stack slice */
+    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal, small,
+                            (int)(sizeof small / sizeof small[0]));
+    if (lp == NULL)
+        return -1;
+    return run_function(run, fn, lp, small, out);
+}
+
 static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
                          Py_ssize_t nargs, PyObject *kwnames, int steal, TrValue *out)
 {
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
     if (tr_trace_record_name(run, "CALL", fn->func_qualname, " (interpreted)", NULL, NULL) < 0)
         return -1;
-    /* The locals of a function frame live on the C stack when they fit, as its value
-     * stack does (tr_eval_code): the frame ends before this returns. A generator's
-     * outlive the call (tr_gen_new takes a block). */
-    TrValue small[16];
     int gen = (co->co_flags & CO_GENERATOR) != 0;
+    if (!gen && run->depth < TR_LOCALS_BUF_DEPTH)
+        return call_function_buf(run, fn, args, nargs, kwnames, steal, out);
     /* args is written only when steal, and then it is tr_call_stack's own stack slice */
-    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal, gen ? NULL : small,
-                            gen ? 0 : (int)(sizeof small / sizeof small[0]));
+    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal, NULL, 0);
     if (lp == NULL)
         return -1;
     if (gen)
-        return tr_gen_new(run, fn, lp, out);   /* takes lp */
-    /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
-     * with the globals as its locals, as function_vectorcall arranges. */
-    PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
-    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, locals,
-                          lp, out);
-    if (lp != small)
-        PyMem_Free(lp);   /* tr_eval_code released the values */
-    return rc;
+        return tr_gen_new(run, fn, lp, out);   /* takes lp: a generator's outlive the call */
+    return run_function(run, fn, lp, NULL, out);
 }
 
 /* A C call: PyObject_Vectorcall over the plain objects. */

@@ -101,7 +101,8 @@ state a shortcut skips changes and the shortcut does not notice.
                       three times over, each line of last_trace() names its value's type
                       (checked to fail with the other way's name taken on a hit)
   call_locals_buf     a traced callee's locals in a buffer on the C stack when they fit
-                      (tr_call.c call_function, 16 values): a callee leaving a local unbound
+                      (tr_call.c call_function_buf, 16 values, the first 32 levels; a
+                      block deeper, as recursion 40 deep checks): a callee leaving a local unbound
                       after a call at the same depth bound it (UnboundLocalError, as
                       eagerly, not the previous call's value), recursion, a callee with 20
                       locals (a block), a frame's locals() and a generator made by the
@@ -1213,6 +1214,10 @@ def snap(a, b):
 def gen(k):
     for i in range(k):
         yield i * k
+def deep(n, flag):                 # past the depth that uses the buffer (32)
+    if n == 0:
+        return maybe(flag, [n])
+    return deep(n - 1, flag)
 def make():
     return (3,)
 def program(n):
@@ -1227,6 +1232,11 @@ def program(n):
         out.append(wide(i))
         out.append(snap(i, n))
         out.append(list(gen(n)))
+        out.append(deep(40, True))
+        try:
+            out.append(deep(40, False))
+        except UnboundLocalError as e:
+            out.append(str(e))
     return out
 """
 
