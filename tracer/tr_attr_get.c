@@ -456,6 +456,67 @@ int tr_attr_generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     return finish_load(run, obj, name, out, how, detail, 0);
 }
 
+/* LOAD_METHOD's shadow test (is the name in the instance dict?) answered "absent"
+ * from a small table when the same dict, in the same state, answered it before: 3.11
+ * gives every dict state a version no other dict state ever has (PEP 509; a new dict
+ * takes a new one too), so an equal version is the same dict, unchanged. Only an exact
+ * dict whose keys are all exact strs is noted (its lookup ran no key's __eq__). The name
+ * is held (an exact str): a freed name's address reused must not match. A class's
+ * method called in a loop looked its name up in the instance dict on every call (a
+ * tenth of class_methods' LOAD_METHOD). Hits depend on earlier inputs and addresses:
+ * out of coverage. */
+#define SHADOW_SLOTS 64
+static struct {
+    PyObject *dict;              /* compared only */
+    uint64_t ver;
+    PyObject *name;              /* strong exact str, or NULL */
+} shadow_memo[SHADOW_SLOTS];
+
+TR_HOT_INLINE size_t shadow_slot(PyObject *dict, PyObject *name)
+{
+    uintptr_t h = ((uintptr_t)dict >> 4) * 31u + ((uintptr_t)name >> 3);
+    h ^= h >> 9;
+    return (size_t)(h % SHADOW_SLOTS);
+}
+
+TR_HOT_INLINE int shadow_absent(PyObject *dict, PyObject *name)
+{
+    size_t k = shadow_slot(dict, name);
+    return PyDict_CheckExact(dict) && ((PyDictObject *)dict)->ma_version_tag != 0 &&
+           shadow_memo[k].dict == dict && shadow_memo[k].name == name &&
+           shadow_memo[k].ver == ((PyDictObject *)dict)->ma_version_tag;
+}
+
+TR_HOT_INLINE void shadow_absent_note(PyObject *dict, PyObject *name)
+{
+    if (!PyDict_CheckExact(dict) || ((PyDictObject *)dict)->ma_version_tag == 0 ||
+        !PyUnicode_CheckExact(name) || !tr_dict_keys_all_str(dict))
+        return;
+    size_t k = shadow_slot(dict, name);
+    Py_XSETREF(shadow_memo[k].name, Py_NewRef(name));   /* an exact str: no finaliser */
+    shadow_memo[k].dict = dict;
+    shadow_memo[k].ver = ((PyDictObject *)dict)->ma_version_tag;
+}
+
+/* Whether name is a key of the instance dict dict (1, 0, or -1 with an exception): the
+ * memo's "absent" or the lookup. One function out of coverage, so that which of the two
+ * answered leaves no trace in the fuzz target's features. */
+TR_NO_COVERAGE static int instance_shadows(PyObject *dict, PyObject *name)
+{
+    if (shadow_absent(dict, name))
+        return 0;
+    Py_INCREF(dict);
+    int shadowed = PyDict_GetItemWithError(dict, name) != NULL;
+    if (!shadowed && PyErr_Occurred()) {
+        Py_DECREF(dict);
+        return -1;
+    }
+    if (!shadowed)
+        shadow_absent_note(dict, name);
+    Py_DECREF(dict);
+    return shadowed;
+}
+
 /* _PyObject_GetMethod: for the generic getattro and an exact str name, a method
  * descriptor (a function) on the type not shadowed by the instance dict and not
  * behind a data descriptor is returned unbound (1): the caller passes obj as self,
@@ -477,10 +538,8 @@ int tr_attr_get_method(TrRun *run, TrValue obj, PyObject *name, TrValue *meth)
     int shadowed = 0;
     PyObject **dictptr = tr_dict_ptr(obj.obj);
     if (dictptr != NULL && *dictptr != NULL) {
-        PyObject *dict = Py_NewRef(*dictptr);
-        shadowed = PyDict_GetItemWithError(dict, name) != NULL;
-        Py_DECREF(dict);
-        if (!shadowed && PyErr_Occurred()) {
+        shadowed = instance_shadows(*dictptr, name);
+        if (shadowed < 0) {
             Py_DECREF(descr);
             return -1;
         }

@@ -20,6 +20,9 @@
  * user code (an MRO lookup, a dict lookup, a slot read). A failure means the tracer
  * missed an invalidation: it raises tfjit.ProvenanceError worded like the
  * motivating report ("attribute test of Test object out of sync: <a> vs. <b>").
+ * Once a re-resolution agreed while the guard held, later hits under the same guard
+ * (same type version, same dict version) read again only what those versions do not
+ * cover: the found descriptor's type slots and a slot's value (CacheEntry.checked).
  *
  * Lifetimes (STYLE.md: caches must not change them). An entry keeps NOTHING alive
  * that the traced program could observe dying: the object read from is held by a
@@ -57,6 +60,17 @@
 #include "tr_faults.h"
 #include <structmember.h>
 
+/* The assertion's memo of an entry (CacheEntry.checked). */
+typedef struct {
+    PyObject *descr;            /* _PyType_Lookup's answer then, or NULL; compared and
+                                   its type read only while the guard holds (the MRO
+                                   dicts, which hold it, are unchanged) */
+    descrgetfunc dget;          /* Py_TYPE(descr)->tp_descr_get then */
+    descrsetfunc dset;          /* Py_TYPE(descr)->tp_descr_set then */
+    Py_ssize_t offset;          /* SLOT: the member's offset, read in place */
+    int t_object;               /* SLOT: a T_OBJECT member (unset reads as None) */
+} CacheMemo;
+
 typedef struct {
     PyObject *obj;              /* identity key; owned only when strong */
     PyObject *obj_wr;           /* weak reference to obj (weak entries of weakrefable
@@ -75,6 +89,18 @@ typedef struct {
     uint64_t dict_version;
     unsigned int obj_version;   /* type_dict: the class's own version */
     int strong;                 /* under a fault: obj, value, type, dict owned */
+    /* The assertion's memo (tr_cache_serve, memo_fill): set when re_resolve agreed with
+     * the remembered value while the guard held. Every later hit passes the same guard
+     * (the type's version tag, and the instance dict and its version, as remembered),
+     * so re_resolve would read the same MRO and the same dict again; only what those
+     * versions do not cover is read again: the type slots of the descriptor the MRO
+     * lookup found (a class gaining __get__/__set__ keeps its instances' types' tags),
+     * and a slot's value (slot stores change no version). */
+    int checked;
+    CacheMemo chk;              /* valid when checked */
+    const char *value_tname;    /* weak entries: type(value).__name__ of a static type
+                                   (its name lives as long as the process), or NULL:
+                                   then value_type holds a copy */
     char value_type[64];        /* weak entries: type(value).__name__, for messages */
 } CacheEntry;
 
@@ -96,11 +122,28 @@ struct TrCache {
     Py_ssize_t len, cap;
 };
 
+/* The arrays of the last cache freed, empty, kept for the next run's cache: a traced
+ * call's cache otherwise grew from nothing (16, 32, 64 entries: a realloc copying each
+ * time) on every call. */
+static CacheEntry *spare_entries;
+static CacheKey *spare_keys;
+static Py_ssize_t spare_cap;
+
 TrCache *tr_cache_new(void)
 {
     TrCache *c = PyMem_RawCalloc(1, sizeof *c);
-    if (c == NULL)
+    if (c == NULL) {
         PyErr_NoMemory();
+        return NULL;
+    }
+    if (spare_entries != NULL) {
+        c->entries = spare_entries;
+        c->keys = spare_keys;
+        c->cap = spare_cap;
+        spare_entries = NULL;
+        spare_keys = NULL;
+        spare_cap = 0;
+    }
     return c;
 }
 
@@ -118,19 +161,27 @@ static void entry_release(CacheEntry *e)
     tr_prov_decref(e->obj_prov);
 }
 
-/* Unlinks every entry, then releases them (finalisers may re-enter the cache). */
+/* Unlinks every entry, then releases them (finalisers may re-enter the cache); the
+ * arrays stay the cache's unless a finaliser made it grow new ones meanwhile. */
 static void cache_clear(TrCache *c)
 {
     if (c == NULL || c->len == 0)
         return;
     CacheEntry *old = c->entries;
-    Py_ssize_t n = c->len;
-    PyMem_RawFree(c->keys);
+    CacheKey *oldkeys = c->keys;
+    Py_ssize_t n = c->len, cap = c->cap;
     c->keys = NULL;
     c->entries = NULL;
     c->len = c->cap = 0;
     for (Py_ssize_t i = 0; i < n; i++)
         entry_release(&old[i]);
+    if (c->entries == NULL && c->keys == NULL) {
+        c->entries = old;
+        c->keys = oldkeys;
+        c->cap = cap;
+        return;
+    }
+    PyMem_RawFree(oldkeys);
     PyMem_RawFree(old);
 }
 
@@ -139,8 +190,16 @@ void tr_cache_free(TrCache *cache)
     if (cache == NULL)
         return;
     cache_clear(cache);
-    PyMem_RawFree(cache->entries);
-    PyMem_RawFree(cache->keys);
+    if (spare_entries == NULL && cache->entries != NULL && cache->keys != NULL &&
+        cache->len == 0) {
+        spare_entries = cache->entries;
+        spare_keys = cache->keys;
+        spare_cap = cache->cap;
+    }
+    else {
+        PyMem_RawFree(cache->entries);
+        PyMem_RawFree(cache->keys);
+    }
     PyMem_RawFree(cache);
 }
 
@@ -337,12 +396,22 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             e.obj_prov = objv.prov;
             tr_prov_incref(e.obj_prov);
         }
-        /* A copy, as snprintf("%s") made it (truncated, NUL-terminated), without the
-         * formatting: it was a tenth of a traced call that stores in a loop. */
-        const char *tn = value->obj != NULL ? _PyType_Name(Py_TYPE(value->obj)) : "NULL";
-        size_t n = strnlen(tn, sizeof e.value_type - 1);
-        memcpy(e.value_type, tn, n);
-        e.value_type[n] = '\0';
+        /* A static type's name is a string of the binary: kept by address. A heap type
+         * may die before the message: a copy, as snprintf("%s") made it (truncated,
+         * NUL-terminated), without the formatting (it was a tenth of a traced call that
+         * stores in a loop). */
+        if (value->obj == NULL) {
+            e.value_tname = "NULL";
+        }
+        else if (!PyType_HasFeature(Py_TYPE(value->obj), Py_TPFLAGS_HEAPTYPE)) {
+            e.value_tname = _PyType_Name(Py_TYPE(value->obj));
+        }
+        else {
+            const char *tn = _PyType_Name(Py_TYPE(value->obj));
+            size_t n = strnlen(tn, sizeof e.value_type - 1);
+            memcpy(e.value_type, tn, n);
+            e.value_type[n] = '\0';
+        }
     }
     e.name = Py_NewRef(name);
     e.prov = value->prov;
@@ -418,7 +487,9 @@ static PyObject *safe_str(PyObject *o)
 static PyObject *cached_str(const CacheEntry *e)
 {
     if (!e->strong)
-        return PyUnicode_FromFormat("<%s object at %p>", e->value_type, (void *)e->value);
+        return PyUnicode_FromFormat("<%.63s object at %p>",
+                                    e->value_tname != NULL ? e->value_tname : e->value_type,
+                                    (void *)e->value);
     PyObject *v = Py_XNewRef(e->value);
     PyObject *s = safe_str(v);
     Py_XDECREF(v);
@@ -504,6 +575,65 @@ static PyObject *re_resolve(const CacheEntry *e, PyObject *obj, int *err)
     }
 }
 
+/* What re_resolve of entry e on obj depends on beyond e's guard (CacheEntry.checked):
+ * fills *m and returns 1 when it can be memoised, decided BEFORE re_resolve runs: only
+ * where re_resolve runs no user code (an exact dict whose keys are all exact strs, so no
+ * key's __eq__; a slot read in place, not through its getter), so e is still valid
+ * after it.
+ * Else 0 (resolved each time, as before). */
+static int memo_prepare(const CacheEntry *e, PyObject *obj, CacheMemo *m)
+{
+    PyObject *descr = _PyType_Lookup(Py_TYPE(obj), e->name);   /* borrowed */
+    m->offset = 0;
+    m->t_object = 0;
+    switch (e->how) {
+    case TR_RES_INST_DICT:
+    case TR_RES_CLASS_ATTR: {
+        PyObject *d = instance_dict(obj);
+        if (d != NULL && (!PyDict_CheckExact(d) || !tr_dict_keys_all_str(d)))
+            return 0;   /* a dict subclass as __dict__: resolved each time */
+        break;
+    }
+    case TR_RES_SLOT: {
+        if (descr == NULL || !tr_member_holds_object(descr))
+            return 0;
+        PyMemberDef *md = ((PyMemberDescrObject *)descr)->d_member;
+        if ((md->flags & PY_AUDIT_READ) || !PyObject_TypeCheck(obj, PyDescr_TYPE(descr)))
+            return 0;
+        m->offset = md->offset;
+        m->t_object = md->type == T_OBJECT;
+        break;
+    }
+    default:
+        return 0;
+    }
+    m->descr = descr;
+    m->dget = descr != NULL ? Py_TYPE(descr)->tp_descr_get : NULL;
+    m->dset = descr != NULL ? Py_TYPE(descr)->tp_descr_set : NULL;
+    return 1;
+}
+
+/* re_resolve's answer from e's memo, for an obj whose guard (guard_holds) just passed:
+ * the live value, borrowed (the unchanged dict or MRO holds it, or the slot does), when
+ * it is the remembered one; NULL when the memo cannot answer or the value differs
+ * (then re_resolve decides, and names the difference). */
+static inline PyObject *memo_hit(const CacheEntry *e, PyObject *obj)
+{
+    if (!e->checked)
+        return NULL;
+    const CacheMemo *m = &e->chk;
+    if (m->descr != NULL && (Py_TYPE(m->descr)->tp_descr_get != m->dget ||
+                             Py_TYPE(m->descr)->tp_descr_set != m->dset))
+        return NULL;
+    if (e->how == TR_RES_SLOT) {
+        PyObject *r = *(PyObject **)((char *)obj + m->offset);
+        if (r == NULL && m->t_object)
+            r = Py_None;
+        return r == e->value ? r : NULL;
+    }
+    return e->value;   /* INST_DICT, CLASS_ATTR: the same dict, the same MRO */
+}
+
 int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
     TrCache *c = run->cache;
@@ -539,8 +669,16 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
         cache_remove(c, i);
         return 0;
     }
+    PyObject *now = memo_hit(e, obj.obj);
+    if (now != NULL) {
+        *out = tr_value_new(Py_NewRef(now), e->prov);
+        tr_prov_incref(e->prov);
+        return 1;
+    }
+    CacheMemo memo;
+    int memoise = !e->checked && memo_prepare(e, obj.obj, &memo);
     int err;
-    PyObject *now = re_resolve(e, obj.obj, &err);
+    now = re_resolve(e, obj.obj, &err);
     if (err < 0)
         return -1;
     if (now != e->value) {
@@ -548,6 +686,10 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
         out_of_sync(obj.obj, name, cached_str(e), now);
         Py_XDECREF(now);
         return -1;
+    }
+    if (memoise) {     /* re_resolve ran no user code: e is still the entry */
+        e->chk = memo;
+        e->checked = 1;
     }
     /* The live object, which is the remembered one: never the stored pointer. */
     *out = tr_value_new(now, e->prov);

@@ -147,20 +147,26 @@ static TrProv *default_prov(PyObject *name)
     return p;
 }
 
-static void free_locals(TrValue *lp, int n)
+/* Releases the values of lp[0..n) and lp itself unless it is the caller's buffer. */
+static void free_locals(TrValue *lp, int n, const TrValue *buf)
 {
     for (int i = 0; i < n; i++)
         tr_value_clear(&lp[i]);
-    PyMem_Free(lp);
+    if (lp != buf)
+        PyMem_Free(lp);
 }
 
-/* Binds through tr_call_bind, then (steal) releases the caller's values at once: CALL
+static TrValue *call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t nargs,
+                          PyObject *kwnames, TrValue *buf, int nbuf);
+
+/* Binds through call_bind, then (steal) releases the caller's values at once: CALL
  * moves the arguments off the stack into the new frame (_PyEvalFramePushAndInit), so
- * a callee's `del x` frees x as in CPython. */
+ * a callee's `del x` frees x as in CPython. The locals go to buf when they fit (nbuf
+ * values), else to a new block. */
 static TrValue *bind_args(PyFunctionObject *fn, TrValue *args, Py_ssize_t nargs,
-                          PyObject *kwnames, int steal)
+                          PyObject *kwnames, int steal, TrValue *buf, int nbuf)
 {
-    TrValue *lp = tr_call_bind(fn, args, nargs, kwnames);
+    TrValue *lp = call_bind(fn, args, nargs, kwnames, buf, nbuf);
     if (steal) {
         for (Py_ssize_t i = 0; i < nargs; i++)
             tr_value_clear(&args[i]);
@@ -171,12 +177,28 @@ static TrValue *bind_args(PyFunctionObject *fn, TrValue *args, Py_ssize_t nargs,
 TrValue *tr_call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t nargs,
                       PyObject *kwnames)
 {
+    return call_bind(fn, args, nargs, kwnames, NULL, 0);
+}
+
+/* tr_call_bind into buf (zeroed here) when the code's co_nlocalsplus + 1 values fit in
+ * nbuf, else into a new block (the caller frees it unless it is buf). */
+static TrValue *call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t nargs,
+                          PyObject *kwnames, TrValue *buf, int nbuf)
+{
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
     int n = co->co_nlocalsplus;
     Py_ssize_t kwcount = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     Py_ssize_t argcount = nargs - kwcount;   /* positional values */
     Py_ssize_t total_args = co->co_argcount + co->co_kwonlyargcount;
-    TrValue *lp = PyMem_Calloc((size_t)n + 1, sizeof(TrValue));
+    TrValue *lp;
+    if (buf != NULL && n + 1 <= nbuf) {
+        lp = buf;
+        memset(lp, 0, ((size_t)n + 1) * sizeof(TrValue));
+    }
+    else {
+        lp = PyMem_Calloc((size_t)n + 1, sizeof(TrValue));
+        buf = NULL;
+    }
     PyObject *kwdict = NULL;
     if (lp == NULL) {
         PyErr_NoMemory();
@@ -284,7 +306,7 @@ TrValue *tr_call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t narg
     }
     return lp;
 fail:
-    free_locals(lp, n);
+    free_locals(lp, n, buf);
     return NULL;
 }
 
@@ -301,25 +323,62 @@ static PyObject *call_name(PyObject **slot, const char *s)
     return *slot;
 }
 
+/* Interpreted frames this shallow get their locals in call_function_buf's buffer on the
+ * C stack; deeper ones in a block, as before. The buffer (256 bytes, several times that
+ * under ASan with its redzones) in every level made deep recursion exhaust the tracer's
+ * C stack budget before CPython's RecursionError in the asan build
+ * (tracer_core.limits, tracer_tables.calls.recursion_depth_error). */
+#define TR_LOCALS_BUF_DEPTH 32
+
+/* Runs fn's frame over the locals lp (bound, owned: released by tr_eval_code; the block
+ * freed unless it is buf). */
+static int run_function(TrRun *run, PyFunctionObject *fn, TrValue *lp, const TrValue *buf,
+                        TrValue *out)
+{
+    PyCodeObject *co = (PyCodeObject *)fn->func_code;
+    /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
+     * with the globals as its locals, as function_vectorcall arranges. */
+    PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
+    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, locals,
+                          lp, out);
+    if (lp != buf)
+        PyMem_Free(lp);   /* tr_eval_code released the values */
+    return rc;
+}
+
+/* call_function's shallow case: the locals on the C stack when they fit (16 values), as
+ * the value stack is (tr_eval_code); the frame ends before this returns. Out of line, so
+ * that deeper levels do not reserve the buffer. */
+static __attribute__((noinline)) int call_function_buf(TrRun *run, PyFunctionObject *fn,
+                                                       const TrValue *args, Py_ssize_t nargs,
+                                                       PyObject *kwnames, int steal,
+                                                       TrValue *out)
+{
+    TrValue small[16];
+    /* args is written only when steal, and then it is tr_call_stack's own stack slice */
+    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal, small,
+                            (int)(sizeof small / sizeof small[0]));
+    if (lp == NULL)
+        return -1;
+    return run_function(run, fn, lp, small, out);
+}
+
 static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
                          Py_ssize_t nargs, PyObject *kwnames, int steal, TrValue *out)
 {
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
     if (tr_trace_record_name(run, "CALL", fn->func_qualname, " (interpreted)", NULL, NULL) < 0)
         return -1;
+    int gen = (co->co_flags & CO_GENERATOR) != 0;
+    if (!gen && run->depth < TR_LOCALS_BUF_DEPTH)
+        return call_function_buf(run, fn, args, nargs, kwnames, steal, out);
     /* args is written only when steal, and then it is tr_call_stack's own stack slice */
-    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal);
+    TrValue *lp = bind_args(fn, (TrValue *)args, nargs, kwnames, steal, NULL, 0);
     if (lp == NULL)
         return -1;
-    if (co->co_flags & CO_GENERATOR)
-        return tr_gen_new(run, fn, lp, out);   /* takes lp */
-    /* Code without CO_OPTIMIZED (module code made into a function) uses LOAD_NAME
-     * with the globals as its locals, as function_vectorcall arranges. */
-    PyObject *locals = (co->co_flags & CO_OPTIMIZED) ? NULL : fn->func_globals;
-    int rc = tr_eval_code(run, co, (PyObject *)fn, fn->func_globals, fn->func_builtins, locals,
-                          lp, out);
-    PyMem_Free(lp);   /* tr_eval_code released the values */
-    return rc;
+    if (gen)
+        return tr_gen_new(run, fn, lp, out);   /* takes lp: a generator's outlive the call */
+    return run_function(run, fn, lp, NULL, out);
 }
 
 /* A C call: PyObject_Vectorcall over the plain objects. */

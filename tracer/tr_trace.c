@@ -36,7 +36,10 @@ typedef struct {
 /* Result types repeat (int, str, method, the program's classes): their names are
  * copied once per trace. A type is recognised by address and version tag together:
  * CPython never hands out a tag twice and renaming a type resets its tag, so a dead
- * type's address reused by another, or a renamed type, is a miss, never a stale name. */
+ * type's address reused by another, or a renamed type, is a miss, never a stale name.
+ * Two ways per set (slots h and h ^ 1): with one, two types of a loop whose addresses
+ * fell in one slot evicted each other on every line (slots_chain under callgrind: two
+ * lines in three copied their type name again). */
 #define TR_TNAME_CACHE 32
 
 struct TrTrace {
@@ -125,16 +128,34 @@ TR_NO_COVERAGE static uint32_t arena_copy(TrTrace *t, const char *s)
     return off;
 }
 
+/* The tnames slot of tp (whose valid tag is tag), or -1: h or h ^ 1. Always inline:
+ * its answer depends on addresses, and its callers are out of coverage. */
+TR_HOT_INLINE int tname_find(const TrTrace *t, PyTypeObject *tp, unsigned int tag)
+{
+    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+    if (t->tnames[h].type == tp && t->tnames[h].tag == tag)
+        return (int)h;
+    h ^= 1;
+    if (t->tnames[h].type == tp && t->tnames[h].tag == tag)
+        return (int)h;
+    return -1;
+}
+
 /* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
 TR_NO_COVERAGE static uint32_t type_name(TrTrace *t, PyTypeObject *tp)
 {
     if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag == 0)
         return arena_copy(t, tp->tp_name);
-    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
-    if (t->tnames[h].type == tp && t->tnames[h].tag == tp->tp_version_tag)
-        return t->tnames[h].name;
+    int k = tname_find(t, tp, tp->tp_version_tag);
+    if (k >= 0)
+        return t->tnames[k].name;
     uint32_t off = arena_copy(t, tp->tp_name);
     if (off != 0) {
+        /* The new name goes to h; what h held moves to the other way (whose own
+         * entry, the older, is dropped), unless that way is free. */
+        size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+        if (t->tnames[h].type != NULL)
+            t->tnames[h ^ 1] = t->tnames[h];
         t->tnames[h].type = tp;
         t->tnames[h].tag = tp->tp_version_tag;
         t->tnames[h].name = off;
@@ -243,11 +264,11 @@ TR_NO_COVERAGE int tr_trace_record_name(TrRun *run, const char *op, PyObject *na
     if (t == NULL)
         return 0;
     PyTypeObject *tp = result != NULL && result->obj != NULL ? Py_TYPE(result->obj) : NULL;
-    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
+    int k = -1;
     if (t->nentries >= t->capentries || (name != NULL && !PyUnicode_CheckExact(name)) ||
         (tp != NULL && (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ||
-                        tp->tp_version_tag == 0 || t->tnames[h].type != tp ||
-                        t->tnames[h].tag != tp->tp_version_tag)))
+                        tp->tp_version_tag == 0 ||
+                        (k = tname_find(t, tp, tp->tp_version_tag)) < 0)))
         return record(run, op, NULL, name, NULL, 0, post, post2, result);
     t->serial++;
     if (result != NULL && result->prov != NULL && result->prov->serial == 0)
@@ -263,7 +284,7 @@ TR_NO_COVERAGE int tr_trace_record_name(TrRun *run, const char *op, PyObject *na
     e->tname = 0;
     e->lasti = 0;
     if (tp != NULL) {
-        e->tname = t->tnames[h].name;
+        e->tname = t->tnames[k].name;
         e->prov = result->prov;
         tr_prov_incref(e->prov);
     }
