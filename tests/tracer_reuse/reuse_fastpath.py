@@ -81,6 +81,14 @@ state a shortcut skips changes and the shortcut does not notice.
                       a recorded branch goes the other way, the replay must still leave
                       the trace (side_exit.other, side_exit.branch) and agree with
                       eager
+  dict_find           a load's key found by identity at a remembered entry when the
+                      dict version moved (tr_dict_find, for the dict key guard and the
+                      oracle): a loop over owners whose dicts hold the key at other
+                      entries (combined tables in other orders, split tables, a hole
+                      left by a deleted key, a key equal but not identical to the name,
+                      a table of the general kind), and an owner stored into on every
+                      iteration; between calls the dicts are swapped for reordered ones:
+                      values as eagerly, no ProvenanceError
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -946,6 +954,54 @@ def hoisted_guard():
     return ok
 
 
+FIND_SRC = """
+LOG = []
+class Item:
+    v = -1
+    def __init__(self, v):
+        self.v = v
+        self.w = 2 * v
+class Acc:
+    def __init__(self):
+        self.total = 0
+        self.n = 0
+def make():
+    items = [Item(i) for i in range(4)]            # split tables, materialised
+    items[1].__dict__ = {"w": 30, "v": 3}          # combined, another order
+    items[2].__dict__ = {"pad": 0, "v": 5, "w": 6}
+    items[3].__dict__ = {"".join(["v"]): 7, "w": 8}   # an equal key, not the name
+    gone = Item(9)
+    del gone.v                                     # a hole: the class attribute shows
+    items.append(gone)
+    odd = Item(11)
+    odd.__dict__[1] = "int key"                    # a table of the general kind
+    items.append(odd)
+    return (items, Acc())
+def reorder(items, acc):
+    items[0].__dict__ = {"w": 40, "pad": 1, "v": 4}
+    items[1].__dict__ = {"v": 13, "w": 14}
+    items[2].v = 15
+    acc.__dict__ = {"n": acc.n, "total": acc.total}
+def program(items, acc):
+    t = 0
+    for it in items:
+        t = t * 3 + it.v + it.w
+        acc.total = acc.total + it.v
+        acc.n = acc.n + 1
+    return (t, acc.total, acc.n)
+"""
+
+
+def dict_find():
+    plan = [("call", "make")] * 4 + [("do", "reorder")] + [("call", "make")] * 3
+    try:
+        ok, _, _ = check("dict_find", FIND_SRC, plan, ["replays"])
+    except tfjit.ProvenanceError as e:
+        print(f"FAIL dict_find: {e}")
+        ok = False
+    return ok
+
+
 FALLS_SRC = """
 LOG = []
 def make():
@@ -982,7 +1038,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
-                                  hoisted_guard, falls_on]}
+                                  hoisted_guard, falls_on, dict_find]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
