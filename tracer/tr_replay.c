@@ -241,6 +241,39 @@ static inline int plain(PyObject *a, PyObject *b)
     return tr_is_plain_operands(a, b);
 }
 
+/* BINARY_OP on two operands of the same exact type, int or float: the type's own slot
+ * for +, - and * (and their in-place forms), as CPython's specialised BINARY_OP_ADD_INT
+ * and friends do. What PyNumber_Add and the rest do then: binary_op1 asks only the left
+ * operand's slot when both types are the same, long_add / float_add never answer
+ * NotImplemented to their own type, and neither type has in-place slots (binary_iop1
+ * falls back to binary_op1). A subclass (bool, a user's int) or mixed operands go
+ * through tr_op_binary. A new reference or NULL. */
+enum {   /* BINARY_OP's opargs (CPython 3.11's opcode.h, NB_*) */
+    BOP_ADD = 0, BOP_MULTIPLY = 5, BOP_SUBTRACT = 10,
+    BOP_INPLACE_ADD = 13, BOP_INPLACE_MULTIPLY = 18, BOP_INPLACE_SUBTRACT = 23,
+};
+
+TR_HOT_INLINE PyObject *binary_same_type(int oparg, PyObject *a, PyObject *b)
+{
+    PyTypeObject *t = Py_TYPE(a);
+    if (t == Py_TYPE(b) && (t == &PyLong_Type || t == &PyFloat_Type)) {
+        switch (oparg) {
+        case BOP_ADD:
+        case BOP_INPLACE_ADD:
+            return t->tp_as_number->nb_add(a, b);
+        case BOP_SUBTRACT:
+        case BOP_INPLACE_SUBTRACT:
+            return t->tp_as_number->nb_subtract(a, b);
+        case BOP_MULTIPLY:
+        case BOP_INPLACE_MULTIPLY:
+            return t->tp_as_number->nb_multiply(a, b);
+        default:
+            break;
+        }
+    }
+    return tr_op_binary(oparg, a, b);
+}
+
 /* ---- the side exit: the tracer's interpreter takes the frame over ---- */
 static int side_exit(TrFrame *f, int next, int throwing, int64_t budget, int max_depth,
                      unsigned faults, TrValue *out)
@@ -504,7 +537,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                     tr_replay_epoch++;     /* also for the uncalm CONTAINS_OP, BINARY_SUBSCR */
             }
             if (op == TR_OP_BINARY_OP)
-                r = tr_op_binary(oparg, a, b);
+                r = binary_same_type(oparg, a, b);
             else if (op == TR_OP_COMPARE_OP)
                 r = tr_op_compare(oparg, a, b);
             else if (op == TR_OP_BINARY_SUBSCR)

@@ -89,6 +89,11 @@ state a shortcut skips changes and the shortcut does not notice.
                       a table of the general kind), and an owner stored into on every
                       iteration; between calls the dicts are swapped for reordered ones:
                       values as eagerly, no ProvenanceError
+  binary_same_type    BINARY_OP's +, -, * on two exact ints or two exact floats call
+                      the type's slot directly: an int subclass with its own __add__ /
+                      __radd__ / __sub__ / __rsub__ / __mul__ / __rmul__ on either side,
+                      bool, mixed int and float, big ints and in-place forms, all as
+                      eagerly (LOG records the subclass's methods)
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1002,6 +1007,52 @@ def dict_find():
     return ok
 
 
+BINARY_SRC = """
+LOG = []
+class MyInt(int):
+    def __add__(self, o):
+        LOG.append("add")
+        return int(self) + int(o) + 1000
+    def __radd__(self, o):
+        LOG.append("radd")
+        return int(o) + int(self) + 100
+    def __sub__(self, o):
+        LOG.append("sub")
+        return int(self) - int(o) + 7000
+    def __rsub__(self, o):
+        LOG.append("rsub")
+        return int(o) - int(self) + 700
+    def __mul__(self, o):
+        LOG.append("mul")
+        return int(self) * int(o) + 50000
+    def __rmul__(self, o):
+        LOG.append("rmul")
+        return int(o) * int(self) + 5000
+def make():
+    return ([1, MyInt(2), True, 3.0, 2 ** 70, -5, MyInt(4), 0.25],)
+def program(xs):
+    t = 0
+    f = 0.5
+    for x in xs:
+        t = t + x
+        t = t * 3 - x
+        t += x
+        t -= 1
+        t *= 2
+        u = x + t
+        u = x * 2 - u
+        f = f * 1.5 + 0.25 - f * 0.5
+        t = t + u + u
+    return (t, f)
+"""
+
+
+def binary_same_type():
+    plan = [("call", "make")] * 4
+    ok, _, _ = check("binary_same_type", BINARY_SRC, plan, ["replays"])
+    return ok
+
+
 FALLS_SRC = """
 LOG = []
 def make():
@@ -1038,7 +1089,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
-                                  hoisted_guard, falls_on, dict_find]}
+                                  hoisted_guard, falls_on, dict_find,
+                                  binary_same_type]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
