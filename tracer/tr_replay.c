@@ -241,6 +241,28 @@ static inline int plain(PyObject *a, PyObject *b)
     return tr_is_plain_operands(a, b);
 }
 
+/* tr_op_pop_call for the replay's stack, whose values carry no provenance: the same
+ * releases in the same order (the function, then self or the callable slot and the
+ * arguments), without tr_value_clear's provenance test and call per value. */
+TR_HOT_INLINE void pop_call(TrFrame *f, int oparg)
+{
+    int n = oparg + 2;
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: CALL %d pops %d values from a stack of %d\n", oparg, n,
+                f->sp);
+        abort();
+    }
+    f->sp -= n;
+    TrValue *base = &f->stack[f->sp];
+    int first = base[0].obj != NULL ? 0 : 1;     /* the function */
+    for (int k = first; k < n; k++) {
+        PyObject *o = base[k].obj;
+        assert(base[k].prov == NULL);
+        base[k].obj = NULL;
+        Py_XDECREF(o);
+    }
+}
+
 /* BINARY_OP on two operands of the same exact type, int or float: the type's own slot
  * for +, - and * (and their in-place forms), as CPython's specialised BINARY_OP_ADD_INT
  * and friends do. What PyNumber_Add and the rest do then: binary_op1 asks only the left
@@ -418,6 +440,14 @@ static void prepare(TrRecTrace *t, const TrFrame *f)
         s->falls_on = i + 1 < t->nsteps && !may_jump(s->op) &&
                       (t->steps[i + 1].offset == fall ||
                        t->steps[i + 1].offset == skip_prefixes(f, fall));
+        /* LOAD_FAST's fusion with the next step (see LOAD_FAST in replay_frame), the
+         * same tests: the recorded load is the next instruction (LOAD_FAST has no
+         * cache entries) and its entry's kind is calm; both are fixed with the trace. */
+        s->fuses = s->op == TR_OP_LOAD_FAST && i + 1 < t->nsteps &&
+                   t->steps[i + 1].offset == fall &&
+                   (t->steps[i + 1].op == TR_OP_LOAD_ATTR ||
+                    t->steps[i + 1].op == TR_OP_LOAD_METHOD) &&
+                   fused_kind(&t->attrs[t->steps[i + 1].attr], t->steps[i + 1].op);
     }
     t->prepared = 1;
 }
@@ -463,9 +493,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
              * can see the missing stack reference; where the load cannot finish (a
              * guard, an error) the owner is pushed first, so the state is the one the
              * two steps leave. */
-            if (i + 1 < t->nsteps && t->steps[i + 1].offset == next &&
-                (t->steps[i + 1].op == TR_OP_LOAD_ATTR || t->steps[i + 1].op == TR_OP_LOAD_METHOD) &&
-                fused_kind(&t->attrs[t->steps[i + 1].attr], t->steps[i + 1].op)) {
+            if (s->fuses) {                /* worked out by prepare */
                 s = &t->steps[++i];
                 op = s->op;
                 here = f->lasti = s->offset;
@@ -787,14 +815,14 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 PUSH_OBJ(r);
                 break;
             }
+            /* The owner's stack reference released in place: a replay's values
+             * carry no provenance (tr_value_clear's test and call not needed). */
             before_release(owner);
-            if (op == TR_OP_LOAD_METHOD) {
-                SET_TOP_OBJ(NULL);
+            assert(TOP().obj == owner && TOP().prov == NULL);
+            TOP().obj = op == TR_OP_LOAD_METHOD ? NULL : r;
+            Py_DECREF(owner);
+            if (op == TR_OP_LOAD_METHOD)
                 PUSH_OBJ(r);
-            }
-            else {
-                SET_TOP_OBJ(r);
-            }
             break;
         }
         case TR_OP_STORE_ATTR:
@@ -852,10 +880,15 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             for (int k = 0; k < nargs; k++)
                 argv[k] = PEEK(nargs - k).obj;
             Py_ssize_t npos = nargs - (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
-            PyObject *r = PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
+            /* A Python function through its own vectorcall slot (what PyObject_Vectorcall
+             * calls, without its result assertion: a Python function's result and error
+             * state always agree; CPython's CALL_PY_EXACT_ARGS has none either). */
+            PyObject *r = pyfunc ? ((PyFunctionObject *)callable)->vectorcall(
+                                       callable, argv, (size_t)npos, kwnames)
+                                 : PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
             if (argv != callbuf)
                 PyMem_Free(argv);
-            tr_op_pop_call(f, oparg);   /* in ceval's order, also before an error */
+            pop_call(f, oparg);   /* in ceval's order, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);

@@ -145,6 +145,8 @@ typedef struct {
     unsigned char falls_on;      /* the replay's (tr_replay.c, prepare): 1 when op never
                                     jumps and the next step is its fall-through, the
                                     path check answered in advance */
+    unsigned char fuses;         /* the replay's (prepare): 1 when op is LOAD_FAST and
+                                    the next step its fused LOAD_ATTR / LOAD_METHOD */
 } TrStep;
 
 /* Why a trace cannot be reused (statistics). */

@@ -94,6 +94,13 @@ state a shortcut skips changes and the shortcut does not notice.
                       __radd__ / __sub__ / __rsub__ / __mul__ / __rmul__ on either side,
                       bool, mixed int and float, big ints and in-place forms, all as
                       eagerly (LOG records the subclass's methods)
+  call_release        a replayed CALL pops its values through the replay's own pop_call
+                      and calls a Python function through its vectorcall slot: arguments
+                      whose last reference the stack holds are released in ceval's order
+                      (__del__ logs them), with a plain function, a LOAD_METHOD call, a
+                      builtin and keyword arguments in parameter order; results and LOG
+                      as eagerly (keywords out of parameter order are released in
+                      another order than eagerly's, before this pass too: left alone)
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1053,6 +1060,39 @@ def binary_same_type():
     return ok
 
 
+RELEASE_SRC = """
+LOG = []
+class T:
+    def __init__(self, n):
+        self.n = n
+    def __del__(self):
+        LOG.append(self.n)
+def take(a, b, c):
+    return a.n + b.n * 2 + c.n * 3
+def kw(a, b=None, c=None):
+    return a.n - b.n + c.n
+class K:
+    def m(self, a, b):
+        return a.n - b.n
+def make():
+    return (K(),)
+def program(k):
+    t = 0
+    for i in range(3):
+        t += take(T(i), T(i + 10), T(i + 20))
+        t += k.m(T(i + 30), T(i + 40))
+        t += len([T(i + 50), T(i + 60)])
+        t += kw(T(i + 70), b=T(i + 80), c=T(i + 90))
+    return t
+"""
+
+
+def call_release():
+    plan = [("call", "make")] * 4
+    ok, _, _ = check("call_release", RELEASE_SRC, plan, ["replays"])
+    return ok
+
+
 FALLS_SRC = """
 LOG = []
 def make():
@@ -1090,7 +1130,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
                                   hoisted_guard, falls_on, dict_find,
-                                  binary_same_type]}
+                                  binary_same_type, call_release]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
