@@ -95,10 +95,12 @@ state a shortcut skips changes and the shortcut does not notice.
                       bool, mixed int and float, big ints and in-place forms, all as
                       eagerly (LOG records the subclass's methods)
   call_release        a replayed CALL pops its values through the replay's own pop_call
-                      and calls a Python function through its vectorcall slot: arguments
-                      whose last reference the stack holds are released in ceval's order
-                      (__del__ logs them), with a plain function, a LOAD_METHOD call, a
-                      builtin and keyword arguments in parameter order; results and LOG
+                      and calls a Python function through its vectorcall slot, BINARY_OP
+                      pops its operands through pop_two: values whose last reference the
+                      stack or a local holds are released in ceval's order (__del__
+                      logs them), with a plain function, a LOAD_METHOD call, a builtin,
+                      keyword arguments in parameter order, a user __add__ and a local
+                      rebound in a loop; results and LOG
                       as eagerly (keywords out of parameter order are released in
                       another order than eagerly's, before this pass too: left alone)
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
@@ -1067,6 +1069,9 @@ class T:
         self.n = n
     def __del__(self):
         LOG.append(self.n)
+    def __add__(self, o):
+        LOG.append(("add", self.n, o.n))
+        return self.n + o.n
 def take(a, b, c):
     return a.n + b.n * 2 + c.n * 3
 def kw(a, b=None, c=None):
@@ -1083,6 +1088,9 @@ def program(k):
         t += k.m(T(i + 30), T(i + 40))
         t += len([T(i + 50), T(i + 60)])
         t += kw(T(i + 70), b=T(i + 80), c=T(i + 90))
+        t += T(i + 100) + T(i + 110)
+        tmp = T(i + 120)
+        LOG.append(("stored", i))
     return t
 """
 
