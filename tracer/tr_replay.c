@@ -1065,15 +1065,23 @@ PyObject *tr_replay(TrRecTrace *t, PyObject *func, PyObject *const *args, size_t
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
-    TrReplayState st = {.nfwd = 0, .faults = tr_faults_active(), .args = args,
-                        .nargs = nargs};
+    /* Not zeroed as a whole: fwd[] is read only below nfwd (its 16 entries were a
+     * memset per call). */
+    TrReplayState st;
+    st.nfwd = 0;
+    st.faults = tr_faults_active();
+    st.args = args;
+    st.nargs = nargs;
     st.forward = (st.faults >> TR_FAULT_NO_INVALIDATE_ON_STORE) & 1u;
     tr_replay_epoch++;        /* nothing hoisted by an earlier replay holds */
     TrValue *vals = NULL, *lp = NULL, res = {NULL, NULL};
     TrFrame frame;
     int inited = 0;
     PyObject *result = NULL;
-    vals = PyMem_Calloc((size_t)(nargs + nkw + 1), sizeof(TrValue));
+    /* The arguments as values for tr_call_bind, which copies them: on the C stack for
+     * the usual few. */
+    TrValue valbuf[8];
+    vals = nargs + nkw <= 8 ? valbuf : PyMem_Calloc((size_t)(nargs + nkw + 1), sizeof(TrValue));
     if (vals == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -1109,7 +1117,8 @@ done:
     if (vals != NULL) {
         for (Py_ssize_t k = 0; k < nargs + nkw; k++)
             tr_value_clear(&vals[k]);
-        PyMem_Free(vals);
+        if (vals != valbuf)
+            PyMem_Free(vals);
     }
     return result;
 }
