@@ -123,6 +123,15 @@ int tr_call_init(void);                 /* caches the lookaside targets; 0 or -1
 /* 1 when every key of d (an exact dict) is an exact str, else 0; O(1) for the unicode
  * and split key tables CPython keeps while that holds. Never runs code or fails. */
 int tr_dict_keys_all_str(PyObject *d);
+/* The value d (an exact dict) holds under name itself (an exact str), found by key
+ * identity, as CPython's LOAD_ATTR_WITH_HINT finds it: first at the entry *hint (the
+ * caller's, any value), then by a short scan that updates *hint. Borrowed, or NULL when
+ * not found that way (d's table is of the general kind, the key is absent, or held
+ * under an equal key that is not name itself): the caller then looks it up as before.
+ * Only tables of the unicode and split kinds, whose keys are all exact strs, answer: a
+ * lookup there finds the same entry (keys are unique), so the answer is the lookup's.
+ * Reads only; never runs code or fails. */
+PyObject *tr_dict_find(PyObject *d, PyObject *name, int *hint);
 
 /* _PyObject_GetDictPtr without the call into libpython for the two common layouts
  * (a replayed load asks it two or three times): CPython 3.11's managed dict, kept at

@@ -1,4 +1,5 @@
-/* tr_dictkeys.c: "are all keys of this dict exact strs?" without walking the dict.
+/* tr_dictkeys.c: "are all keys of this dict exact strs?" without walking the dict, and
+ * a key's value found by identity at a remembered entry.
  *
  * Guards (tr_guard.c) and the provenance oracle (tr_provcheck.c) only read an instance
  * dict whose keys are all exact strs (another key's __eq__ could run user code during
@@ -29,4 +30,37 @@ TR_NO_COVERAGE int tr_dict_keys_all_str(PyObject *d)
             return 0;
     }
     return 1;
+}
+
+/* How far tr_dict_find scans when the hint misses: instance dicts are small; a larger
+ * one whose hint missed is looked up by the caller. */
+#define TR_FIND_SCAN 16
+
+/* A replayed load meets a new dict version on every iteration where the loop visits
+ * another owner (a list of objects) or stored into the owner (acc.total = ...): the
+ * guard's and the oracle's memos miss, and each paid tr_dict_keys_all_str and a
+ * PyDict_GetItemWithError. An entry of a unicode or split table whose key is name
+ * itself is the entry a lookup of name finds (a key is stored once; a deleted entry's
+ * key is NULL), and its value is the dict's value for name: me_value in a combined
+ * table, the dict's values[i] in a split one (sized for every entry of the shared
+ * keys). Out of coverage like the memos it serves (their hits depend on earlier
+ * inputs). */
+TR_NO_COVERAGE PyObject *tr_dict_find(PyObject *d, PyObject *name, int *hint)
+{
+    PyDictObject *mp = (PyDictObject *)d;
+    PyDictKeysObject *dk = mp->ma_keys;
+    assert(PyDict_CheckExact(d) && PyUnicode_CheckExact(name));
+    if (!DK_IS_UNICODE(dk))
+        return NULL;
+    PyDictUnicodeEntry *ep = DK_UNICODE_ENTRIES(dk);
+    Py_ssize_t n = dk->dk_nentries, i = *hint;
+    if (i < 0 || i >= n || ep[i].me_key != name) {
+        Py_ssize_t lim = n < TR_FIND_SCAN ? n : TR_FIND_SCAN;
+        for (i = 0; i < lim && ep[i].me_key != name; i++)
+            ;
+        if (i == lim)
+            return NULL;
+        *hint = (int)i;
+    }
+    return mp->ma_values != NULL ? mp->ma_values->values[i] : ep[i].me_value;
 }

@@ -159,7 +159,7 @@ static int entry_check(TrRecTrace *t, PyObject *const *args, Py_ssize_t nargs,
         PyObject *owner = s->input >= 0 ? args[s->input] : s->cls;
         if (owner == NULL)
             continue;
-        int g = tr_guard_check(s, owner, faults);
+        int g = tr_guard_check_fast(s, owner, faults);   /* tr_guard_check's answer */
         if (g >= 0)
             return g;
     }

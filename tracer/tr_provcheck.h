@@ -110,11 +110,26 @@ TR_HOT_INLINE int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObjec
         rs = RS_VALUE;
     }
     else {
-        uint64_t ver = tr_pc_dict_version(owner);
-        if (ver != s->pc.dict_ver)
+        PyObject **dp = tr_dict_ptr(owner);
+        PyObject *d = dp != NULL ? *dp : NULL;
+        uint64_t ver = d != NULL && PyDict_Check(d) ? ((PyDictObject *)d)->ma_version_tag : 0;
+        if (ver == s->pc.dict_ver) {
+            found = s->pc.found;
+            rs = s->pc.rs;
+        }
+        else if (ver != 0 && PyDict_CheckExact(d) &&
+                 (found = tr_dict_find(d, s->name, &s->pc.hint)) != NULL) {
+            /* Another dict version: a key found by identity is resolve_with_type's
+             * lookup result (the dict comes first: no data descriptor, the type's
+             * part says), memoised as resolve_instance_memo does. */
+            rs = RS_VALUE;
+            s->pc.dict_ver = ver;
+            s->pc.found = found;
+            s->pc.rs = rs;
+        }
+        else {
             return tr_provcheck_step(s, owner, value, method);
-        found = s->pc.found;
-        rs = s->pc.rs;
+        }
     }
     if (rs == RS_UNKNOWN) {
         tr_provcheck_n_skipped++;

@@ -241,6 +241,79 @@ static inline int plain(PyObject *a, PyObject *b)
     return tr_is_plain_operands(a, b);
 }
 
+/* tr_op_pop_call for the replay's stack, whose values carry no provenance: the same
+ * releases in the same order (the function, then self or the callable slot and the
+ * arguments), without tr_value_clear's provenance test and call per value. */
+TR_HOT_INLINE void pop_call(TrFrame *f, int oparg)
+{
+    int n = oparg + 2;
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: CALL %d pops %d values from a stack of %d\n", oparg, n,
+                f->sp);
+        abort();
+    }
+    f->sp -= n;
+    TrValue *base = &f->stack[f->sp];
+    int first = base[0].obj != NULL ? 0 : 1;     /* the function */
+    for (int k = first; k < n; k++) {
+        PyObject *o = base[k].obj;
+        assert(base[k].prov == NULL);
+        base[k].obj = NULL;
+        Py_XDECREF(o);
+    }
+}
+
+/* tr_op_pop(f, 2) for the replay's stack, whose values carry no provenance: the two
+ * operands released deepest first, without tr_value_clear's test per value. */
+TR_HOT_INLINE void pop_two(TrFrame *f)
+{
+    if (f->sp < 2) {
+        fprintf(stderr, "tracefuzz: tr_op_pop of 2 values from a stack of %d\n", f->sp);
+        abort();
+    }
+    f->sp -= 2;
+    TrValue *v = &f->stack[f->sp];
+    PyObject *a = v[0].obj, *b = v[1].obj;
+    assert(v[0].prov == NULL && v[1].prov == NULL);
+    v[0].obj = NULL;
+    v[1].obj = NULL;
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+}
+
+/* BINARY_OP on two operands of the same exact type, int or float: the type's own slot
+ * for +, - and * (and their in-place forms), as CPython's specialised BINARY_OP_ADD_INT
+ * and friends do. What PyNumber_Add and the rest do then: binary_op1 asks only the left
+ * operand's slot when both types are the same, long_add / float_add never answer
+ * NotImplemented to their own type, and neither type has in-place slots (binary_iop1
+ * falls back to binary_op1). A subclass (bool, a user's int) or mixed operands go
+ * through tr_op_binary. A new reference or NULL. */
+enum {   /* BINARY_OP's opargs (CPython 3.11's opcode.h, NB_*) */
+    BOP_ADD = 0, BOP_MULTIPLY = 5, BOP_SUBTRACT = 10,
+    BOP_INPLACE_ADD = 13, BOP_INPLACE_MULTIPLY = 18, BOP_INPLACE_SUBTRACT = 23,
+};
+
+TR_HOT_INLINE PyObject *binary_same_type(int oparg, PyObject *a, PyObject *b)
+{
+    PyTypeObject *t = Py_TYPE(a);
+    if (t == Py_TYPE(b) && (t == &PyLong_Type || t == &PyFloat_Type)) {
+        switch (oparg) {
+        case BOP_ADD:
+        case BOP_INPLACE_ADD:
+            return t->tp_as_number->nb_add(a, b);
+        case BOP_SUBTRACT:
+        case BOP_INPLACE_SUBTRACT:
+            return t->tp_as_number->nb_subtract(a, b);
+        case BOP_MULTIPLY:
+        case BOP_INPLACE_MULTIPLY:
+            return t->tp_as_number->nb_multiply(a, b);
+        default:
+            break;
+        }
+    }
+    return tr_op_binary(oparg, a, b);
+}
+
 /* ---- the side exit: the tracer's interpreter takes the frame over ---- */
 static int side_exit(TrFrame *f, int next, int throwing, int64_t budget, int max_depth,
                      unsigned faults, TrValue *out)
@@ -385,6 +458,14 @@ static void prepare(TrRecTrace *t, const TrFrame *f)
         s->falls_on = i + 1 < t->nsteps && !may_jump(s->op) &&
                       (t->steps[i + 1].offset == fall ||
                        t->steps[i + 1].offset == skip_prefixes(f, fall));
+        /* LOAD_FAST's fusion with the next step (see LOAD_FAST in replay_frame), the
+         * same tests: the recorded load is the next instruction (LOAD_FAST has no
+         * cache entries) and its entry's kind is calm; both are fixed with the trace. */
+        s->fuses = s->op == TR_OP_LOAD_FAST && i + 1 < t->nsteps &&
+                   t->steps[i + 1].offset == fall &&
+                   (t->steps[i + 1].op == TR_OP_LOAD_ATTR ||
+                    t->steps[i + 1].op == TR_OP_LOAD_METHOD) &&
+                   fused_kind(&t->attrs[t->steps[i + 1].attr], t->steps[i + 1].op);
     }
     t->prepared = 1;
 }
@@ -430,9 +511,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
              * can see the missing stack reference; where the load cannot finish (a
              * guard, an error) the owner is pushed first, so the state is the one the
              * two steps leave. */
-            if (i + 1 < t->nsteps && t->steps[i + 1].offset == next &&
-                (t->steps[i + 1].op == TR_OP_LOAD_ATTR || t->steps[i + 1].op == TR_OP_LOAD_METHOD) &&
-                fused_kind(&t->attrs[t->steps[i + 1].attr], t->steps[i + 1].op)) {
+            if (s->fuses) {                /* worked out by prepare */
                 s = &t->steps[++i];
                 op = s->op;
                 here = f->lasti = s->offset;
@@ -449,7 +528,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             TrValue old = f->localsplus[oparg];
             before_release(old.obj);
             f->localsplus[oparg] = v;
-            tr_value_clear(&old);
+            tr_value_clear(&old);   /* a local bound by tr_call_bind may carry some */
             break;
         }
         case TR_OP_DELETE_FAST:
@@ -504,14 +583,14 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                     tr_replay_epoch++;     /* also for the uncalm CONTAINS_OP, BINARY_SUBSCR */
             }
             if (op == TR_OP_BINARY_OP)
-                r = tr_op_binary(oparg, a, b);
+                r = binary_same_type(oparg, a, b);
             else if (op == TR_OP_COMPARE_OP)
                 r = tr_op_compare(oparg, a, b);
             else if (op == TR_OP_BINARY_SUBSCR)
                 r = tr_op_subscr(a, b);
             else
                 r = tr_op_contains(a, b, oparg);
-            tr_op_pop(f, 2);           /* ceval's order: the deeper operand first */
+            pop_two(f);                /* ceval's order: the deeper operand first */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -754,14 +833,14 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 PUSH_OBJ(r);
                 break;
             }
+            /* The owner's stack reference released in place: a replay's values
+             * carry no provenance (tr_value_clear's test and call not needed). */
             before_release(owner);
-            if (op == TR_OP_LOAD_METHOD) {
-                SET_TOP_OBJ(NULL);
+            assert(TOP().obj == owner && TOP().prov == NULL);
+            TOP().obj = op == TR_OP_LOAD_METHOD ? NULL : r;
+            Py_DECREF(owner);
+            if (op == TR_OP_LOAD_METHOD)
                 PUSH_OBJ(r);
-            }
-            else {
-                SET_TOP_OBJ(r);
-            }
             break;
         }
         case TR_OP_STORE_ATTR:
@@ -819,10 +898,15 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             for (int k = 0; k < nargs; k++)
                 argv[k] = PEEK(nargs - k).obj;
             Py_ssize_t npos = nargs - (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
-            PyObject *r = PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
+            /* A Python function through its own vectorcall slot (what PyObject_Vectorcall
+             * calls, without its result assertion: a Python function's result and error
+             * state always agree; CPython's CALL_PY_EXACT_ARGS has none either). */
+            PyObject *r = pyfunc ? ((PyFunctionObject *)callable)->vectorcall(
+                                       callable, argv, (size_t)npos, kwnames)
+                                 : PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
             if (argv != callbuf)
                 PyMem_Free(argv);
-            tr_op_pop_call(f, oparg);   /* in ceval's order, also before an error */
+            pop_call(f, oparg);   /* in ceval's order, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -981,15 +1065,23 @@ PyObject *tr_replay(TrRecTrace *t, PyObject *func, PyObject *const *args, size_t
     PyCodeObject *co = (PyCodeObject *)fn->func_code;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
-    TrReplayState st = {.nfwd = 0, .faults = tr_faults_active(), .args = args,
-                        .nargs = nargs};
+    /* Not zeroed as a whole: fwd[] is read only below nfwd (its 16 entries were a
+     * memset per call). */
+    TrReplayState st;
+    st.nfwd = 0;
+    st.faults = tr_faults_active();
+    st.args = args;
+    st.nargs = nargs;
     st.forward = (st.faults >> TR_FAULT_NO_INVALIDATE_ON_STORE) & 1u;
     tr_replay_epoch++;        /* nothing hoisted by an earlier replay holds */
     TrValue *vals = NULL, *lp = NULL, res = {NULL, NULL};
     TrFrame frame;
     int inited = 0;
     PyObject *result = NULL;
-    vals = PyMem_Calloc((size_t)(nargs + nkw + 1), sizeof(TrValue));
+    /* The arguments as values for tr_call_bind, which copies them: on the C stack for
+     * the usual few. */
+    TrValue valbuf[8];
+    vals = nargs + nkw <= 8 ? valbuf : PyMem_Calloc((size_t)(nargs + nkw + 1), sizeof(TrValue));
     if (vals == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -1025,7 +1117,8 @@ done:
     if (vals != NULL) {
         for (Py_ssize_t k = 0; k < nargs + nkw; k++)
             tr_value_clear(&vals[k]);
-        PyMem_Free(vals);
+        if (vals != valbuf)
+            PyMem_Free(vals);
     }
     return result;
 }

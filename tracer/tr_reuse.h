@@ -83,6 +83,8 @@ typedef struct {
                                     owner had no dict) and its outcome */
     PyObject *found;             /* borrowed: the resolution's object */
     int rs;                      /* its resolution kind (tr_provcheck.h) */
+    int hint;                    /* tr_dict_find's entry hint for the next dict (any
+                                    value is safe: it is bounds-checked) */
 } TrPcMemo;
 
 /* How one recorded attribute load (LOAD_ATTR, LOAD_METHOD) resolved, with its guards.
@@ -128,6 +130,8 @@ typedef struct {
     uint64_t hoist_epoch;        /* 0: none */
     unsigned char calm;          /* the replay's fused_kind, worked out once: 0 not yet,
                                     1 no, 2 yes */
+    int dict_hint;               /* the dict key guard's tr_dict_find hint (tr_core.h):
+                                    where the key was in the last dict that held it */
 } TrAttrStep;
 
 /* One recorded instruction of the top-level frame. */
@@ -141,6 +145,8 @@ typedef struct {
     unsigned char falls_on;      /* the replay's (tr_replay.c, prepare): 1 when op never
                                     jumps and the next step is its fall-through, the
                                     path check answered in advance */
+    unsigned char fuses;         /* the replay's (prepare): 1 when op is LOAD_FAST and
+                                    the next step its fused LOAD_ATTR / LOAD_METHOD */
 } TrStep;
 
 /* Why a trace cannot be reused (statistics). */
@@ -282,12 +288,21 @@ TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned f
             s->dict_value = NULL;
             has = 0;
         }
-        else if (PyDict_CheckExact(*dp) && ((PyDictObject *)*dp)->ma_version_tag != 0 &&
-                 ((PyDictObject *)*dp)->ma_version_tag == s->dict_ver) {
+        else if (!PyDict_CheckExact(*dp) || ((PyDictObject *)*dp)->ma_version_tag == 0) {
+            return tr_guard_check(s, owner, faults);
+        }
+        else if (((PyDictObject *)*dp)->ma_version_tag == s->dict_ver) {
             has = s->dict_value != NULL;
         }
         else {
-            return tr_guard_check(s, owner, faults);
+            /* Another dict version (another owner, a store): the key found by identity
+             * is what dict_has_memo's lookup finds (tr_dict_find); else that lookup. */
+            PyObject *v = tr_dict_find(*dp, s->name, &s->dict_hint);
+            if (v == NULL)
+                return tr_guard_check(s, owner, faults);
+            s->dict_ver = ((PyDictObject *)*dp)->ma_version_tag;
+            s->dict_value = v;
+            has = 1;
         }
         if (has != s->dict_has)
             return TR_GUARD_DICT_KEY;

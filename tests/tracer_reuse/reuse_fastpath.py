@@ -131,6 +131,28 @@ state a shortcut skips changes and the shortcut does not notice.
                       instance dict (then calls go to it), deletes it (the class's method
                       again), swaps __dict__ for a copy; traced calls agree with eager,
                       the oracle quiet. Checked to fail with the version ignored
+  dict_find           a load's key found by identity at a remembered entry when the
+                      dict version moved (tr_dict_find, for the dict key guard and the
+                      oracle): a loop over owners whose dicts hold the key at other
+                      entries (combined tables in other orders, split tables, a hole
+                      left by a deleted key, a key equal but not identical to the name,
+                      a table of the general kind), and an owner stored into on every
+                      iteration; between calls the dicts are swapped for reordered ones:
+                      values as eagerly, no ProvenanceError
+  binary_same_type    BINARY_OP's +, -, * on two exact ints or two exact floats call
+                      the type's slot directly: an int subclass with its own __add__ /
+                      __radd__ / __sub__ / __rsub__ / __mul__ / __rmul__ on either side,
+                      bool, mixed int and float, big ints and in-place forms, all as
+                      eagerly (LOG records the subclass's methods)
+  call_release        a replayed CALL pops its values through the replay's own pop_call
+                      and calls a Python function through its vectorcall slot, BINARY_OP
+                      pops its operands through pop_two: values whose last reference the
+                      stack or a local holds are released in ceval's order (__del__
+                      logs them), with a plain function, a LOAD_METHOD call, a builtin,
+                      keyword arguments in parameter order, a user __add__ and a local
+                      rebound in a loop; results and LOG
+                      as eagerly (keywords out of parameter order are released in
+                      another order than eagerly's, before this pass too: left alone)
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -996,6 +1018,139 @@ def hoisted_guard():
     return ok
 
 
+FIND_SRC = """
+LOG = []
+class Item:
+    v = -1
+    def __init__(self, v):
+        self.v = v
+        self.w = 2 * v
+class Acc:
+    def __init__(self):
+        self.total = 0
+        self.n = 0
+def make():
+    items = [Item(i) for i in range(4)]            # split tables, materialised
+    items[1].__dict__ = {"w": 30, "v": 3}          # combined, another order
+    items[2].__dict__ = {"pad": 0, "v": 5, "w": 6}
+    items[3].__dict__ = {"".join(["v"]): 7, "w": 8}   # an equal key, not the name
+    gone = Item(9)
+    del gone.v                                     # a hole: the class attribute shows
+    items.append(gone)
+    odd = Item(11)
+    odd.__dict__[1] = "int key"                    # a table of the general kind
+    items.append(odd)
+    return (items, Acc())
+def reorder(items, acc):
+    items[0].__dict__ = {"w": 40, "pad": 1, "v": 4}
+    items[1].__dict__ = {"v": 13, "w": 14}
+    items[2].v = 15
+    acc.__dict__ = {"n": acc.n, "total": acc.total}
+def program(items, acc):
+    t = 0
+    for it in items:
+        t = t * 3 + it.v + it.w
+        acc.total = acc.total + it.v
+        acc.n = acc.n + 1
+    return (t, acc.total, acc.n)
+"""
+
+
+def dict_find():
+    plan = [("call", "make")] * 4 + [("do", "reorder")] + [("call", "make")] * 3
+    try:
+        ok, _, _ = check("dict_find", FIND_SRC, plan, ["replays"])
+    except tfjit.ProvenanceError as e:
+        print(f"FAIL dict_find: {e}")
+        ok = False
+    return ok
+
+
+BINARY_SRC = """
+LOG = []
+class MyInt(int):
+    def __add__(self, o):
+        LOG.append("add")
+        return int(self) + int(o) + 1000
+    def __radd__(self, o):
+        LOG.append("radd")
+        return int(o) + int(self) + 100
+    def __sub__(self, o):
+        LOG.append("sub")
+        return int(self) - int(o) + 7000
+    def __rsub__(self, o):
+        LOG.append("rsub")
+        return int(o) - int(self) + 700
+    def __mul__(self, o):
+        LOG.append("mul")
+        return int(self) * int(o) + 50000
+    def __rmul__(self, o):
+        LOG.append("rmul")
+        return int(o) * int(self) + 5000
+def make():
+    return ([1, MyInt(2), True, 3.0, 2 ** 70, -5, MyInt(4), 0.25],)
+def program(xs):
+    t = 0
+    f = 0.5
+    for x in xs:
+        t = t + x
+        t = t * 3 - x
+        t += x
+        t -= 1
+        t *= 2
+        u = x + t
+        u = x * 2 - u
+        f = f * 1.5 + 0.25 - f * 0.5
+        t = t + u + u
+    return (t, f)
+"""
+
+
+def binary_same_type():
+    plan = [("call", "make")] * 4
+    ok, _, _ = check("binary_same_type", BINARY_SRC, plan, ["replays"])
+    return ok
+
+
+RELEASE_SRC = """
+LOG = []
+class T:
+    def __init__(self, n):
+        self.n = n
+    def __del__(self):
+        LOG.append(self.n)
+    def __add__(self, o):
+        LOG.append(("add", self.n, o.n))
+        return self.n + o.n
+def take(a, b, c):
+    return a.n + b.n * 2 + c.n * 3
+def kw(a, b=None, c=None):
+    return a.n - b.n + c.n
+class K:
+    def m(self, a, b):
+        return a.n - b.n
+def make():
+    return (K(),)
+def program(k):
+    t = 0
+    for i in range(3):
+        t += take(T(i), T(i + 10), T(i + 20))
+        t += k.m(T(i + 30), T(i + 40))
+        t += len([T(i + 50), T(i + 60)])
+        t += kw(T(i + 70), b=T(i + 80), c=T(i + 90))
+        t += T(i + 100) + T(i + 110)
+        tmp = T(i + 120)
+        LOG.append(("stored", i))
+    return t
+"""
+
+
+def call_release():
+    plan = [("call", "make")] * 4
+    ok, _, _ = check("call_release", RELEASE_SRC, plan, ["replays"])
+    return ok
+
+
 FALLS_SRC = """
 LOG = []
 def make():
@@ -1436,7 +1591,9 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   oracle_memo_traced, record_inline, cache_name_text,
                                   cache_slot_read, opaque_operands,
                                   class_rebind_inline, dict_layouts, fused_load,
-                                  hoisted_guard, falls_on, cache_memo, trace_tnames, call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow]}
+                                  hoisted_guard, falls_on, cache_memo, trace_tnames,
+                                  call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
+                                  dict_find, binary_same_type, call_release]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
