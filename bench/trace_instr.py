@@ -42,8 +42,11 @@ def main(argv):
             f = tfjit.jit(program)
             assert f(*args) == expected
     elif mode == "replayed":
+        before = tfjit.stats()["replays_completed"]
         for _ in range(n):
             assert warm(*args) == expected
+        done = tfjit.stats()["replays_completed"] - before
+        assert done == n, f"{done} of {n} calls replayed to the end"   # not retraced
     elif mode == "eager":
         for _ in range(n):
             assert program(*args) == expected
