@@ -474,9 +474,7 @@ static struct {
 
 TR_HOT_INLINE size_t shadow_slot(PyObject *dict, PyObject *name)
 {
-    uintptr_t h = ((uintptr_t)dict >> 4) * 31u + ((uintptr_t)name >> 3);
-    h ^= h >> 9;
-    return (size_t)(h % SHADOW_SLOTS);
+    return tr_pair_slot(dict, name, SHADOW_SLOTS);
 }
 
 TR_HOT_INLINE int shadow_absent(PyObject *dict, PyObject *name)

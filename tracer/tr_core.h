@@ -119,6 +119,16 @@ int tr_call_is_pure(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
 int tr_is_plain_operands(PyObject *a, PyObject *b);
 int tr_call_init(void);                 /* caches the lookaside targets; 0 or -1 */
 
+/* The slot of the pair (a, b) in a table of n slots placed by address (the attribute
+ * memos of tr_provcheck.c and tr_attr_get.c): addresses mixed so that neighbouring
+ * objects and names spread. */
+TR_HOT_INLINE size_t tr_pair_slot(const void *a, const void *b, size_t n)
+{
+    uintptr_t h = ((uintptr_t)a >> 4) * 31u + ((uintptr_t)b >> 3);
+    h ^= h >> 9;
+    return (size_t)(h % n);
+}
+
 /* ---- tr_dictkeys.c ---- */
 /* 1 when every key of d (an exact dict) is an exact str, else 0; O(1) for the unicode
  * and split key tables CPython keeps while that holds. Never runs code or fails. */
@@ -133,6 +143,9 @@ int tr_dict_keys_all_str(PyObject *d);
  * Reads only; never runs code or fails. */
 PyObject *tr_dict_find(PyObject *d, PyObject *name, int *hint);
 
+/* The replay's epoch (tr_replay.c): moved by everything that may run user code. */
+extern uint64_t tr_replay_epoch;
+
 /* _PyObject_GetDictPtr without the call into libpython for the two common layouts
  * (a replayed load asks it two or three times): CPython 3.11's managed dict, kept at
  * ((PyObject **)o)[-3] once the inline values at [-4] are gone
@@ -140,9 +153,6 @@ PyObject *tr_dict_find(PyObject *d, PyObject *name, int *hint);
  * positive tp_dictoffset. Everything else (values not yet materialised, negative
  * offsets) goes to CPython's own function, which materialises as before. Borrowed
  * pointer, or NULL when o has no dict slot; never sets an exception. */
-/* The replay's epoch (tr_replay.c): moved by everything that may run user code. */
-extern uint64_t tr_replay_epoch;
-
 TR_HOT_INLINE PyObject **tr_dict_ptr(PyObject *o)
 {
     PyTypeObject *tp = Py_TYPE(o);

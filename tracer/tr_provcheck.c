@@ -300,9 +300,7 @@ static struct {
  * layout in four). Always inline, like traced_fits: their callers are out of coverage. */
 TR_HOT_INLINE size_t traced_way(PyObject *owner, PyObject *name)
 {
-    uintptr_t h = ((uintptr_t)owner >> 4) * 31u + ((uintptr_t)name >> 3);
-    h ^= h >> 9;
-    return (size_t)(h % PC_TRACED_SLOTS);
+    return tr_pair_slot(owner, name, PC_TRACED_SLOTS);
 }
 
 /* Whether way k holds name's memo for an owner of type tp whose valid tag is tag. */
@@ -316,25 +314,33 @@ TR_HOT_INLINE int traced_fits(size_t k, PyObject *name, PyTypeObject *tp, unsign
  * (the same tests as resolve_instance_memo's) in the same call: the way whose memo
  * fits (h, then h ^ 1); else a way claimed by the name (its memo resolves afresh);
  * else way h is claimed, what it held moving to h ^ 1 (whose memo is dropped). */
+/* The resolution from memo m, which fits owner (traced_fits): the type's part (not
+ * checkable, or a slot read again), else the dict's version as memoised, else
+ * (another dict version) resolve_instance_memo. Same contract as resolve_with_type. */
+TR_HOT_INLINE int fitting_answer(TrPcMemo *m, PyObject *owner, PyObject *name,
+                                 PyObject **found)
+{
+    *found = NULL;
+    if (m->ty.unknown)
+        return RS_UNKNOWN;
+    if (m->ty.member != NULL)
+        return resolve_member(owner, &m->ty, found);
+    if (dict_version(owner) == m->dict_ver) {
+        *found = m->found;
+        return m->rs;
+    }
+    return resolve_instance_memo(m, owner, name, found);
+}
+
 TR_NO_COVERAGE static int resolve_traced(PyObject *owner, PyObject *name, PyObject **found)
 {
     size_t i = traced_way(owner, name), j = i ^ 1, k;
     PyTypeObject *tp = Py_TYPE(owner);
     unsigned int tag = valid_tag(tp);
-    if (traced_fits(i, name, tp, tag) || traced_fits(j, name, tp, tag)) {
-        k = traced_fits(i, name, tp, tag) ? i : j;
-        TrPcMemo *m = &traced_memo[k].pc;
-        *found = NULL;
-        if (m->ty.unknown)
-            return RS_UNKNOWN;
-        if (m->ty.member != NULL)
-            return resolve_member(owner, &m->ty, found);
-        if (dict_version(owner) == m->dict_ver) {
-            *found = m->found;
-            return m->rs;
-        }
-        return resolve_instance_memo(m, owner, name, found);
-    }
+    if (traced_fits(i, name, tp, tag))
+        return fitting_answer(&traced_memo[i].pc, owner, name, found);
+    if (traced_fits(j, name, tp, tag))
+        return fitting_answer(&traced_memo[j].pc, owner, name, found);
     if (traced_memo[i].name == name) {
         k = i;
     }
@@ -363,9 +369,9 @@ TR_NO_COVERAGE static int check_resolved(PyObject *owner, PyObject *name, PyObje
  * tr_provcheck_traced alone, a miss comes here, and hits depend on earlier inputs; a
  * failed check still shows, in fail() and in the verdict (fuzz.determinism.builtin:
  * 77 of 336 inputs had history-dependent features in these two). */
-TR_NO_COVERAGE static int check_load(TrPcMemo *memo, PyObject *owner, PyObject *name, PyObject *value,
-                      TrCheckForm form, const TrProv *chain, int input, const char *via,
-                      int replay)
+TR_NO_COVERAGE static int check_load(TrPcMemo *memo, PyObject *owner, PyObject *name,
+                                     PyObject *value, TrCheckForm form, const TrProv *chain,
+                                     int input, const char *via, int replay)
 {
     PyObject *found = NULL;
     int rs;
@@ -393,10 +399,8 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
  * with resolve_traced's hit answered in this one call, the same tests in the same
  * order: an exact str name, an instance (not a class), the way of (owner, name)'s set
  * (h, then h ^ 1) claimed by this name with the owner's type and its valid tag as
- * memoised (traced_fits), then the
- * type's part (not checkable, or a slot read again) or the dict's version as memoised,
- * else (another dict version) resolve_instance_memo as resolve_traced calls it. The
- * result compares as check_resolved does; anything else is check_load, which asks the
+ * memoised (traced_fits), then that memo's answer (fitting_answer, as resolve_traced
+ * gives it). The result compares as check_resolved does; anything else is check_load, which asks the
  * same ways again. Four calls deep, the prologues alone were a third of the check. */
 TR_NO_COVERAGE int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject *value,
                                        TrCheckForm form, const TrProv *chain)
@@ -411,22 +415,8 @@ TR_NO_COVERAGE int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject
         if (!traced_fits(i, name, tp, tag))
             return check_load(NULL, owner, name, value, form, chain, -1, NULL, 0);
     }
-    TrPcMemo *m = &traced_memo[i].pc;
-    PyObject *found = NULL;
-    int rs;
-    if (m->ty.unknown) {
-        rs = RS_UNKNOWN;
-    }
-    else if (m->ty.member != NULL) {
-        rs = resolve_member(owner, &m->ty, &found);
-    }
-    else if (dict_version(owner) == m->dict_ver) {
-        found = m->found;
-        rs = m->rs;
-    }
-    else {
-        rs = resolve_instance_memo(m, owner, name, &found);   /* resolve_traced's miss */
-    }
+    PyObject *found;
+    int rs = fitting_answer(&traced_memo[i].pc, owner, name, &found);
     if (rs == RS_VALUE && form == TR_PC_LOAD_ATTR && found == value) {
         n_checked++;
         return 0;

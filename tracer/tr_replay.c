@@ -384,7 +384,6 @@ static const unsigned char op_caches[256] = {
  * replays hoist; the tracer after a side exit, a retrace, only run user code. */
 uint64_t tr_replay_epoch = 1;
 
-
 /* Simple: an exact int, float, str, bool or None; testing, comparing or adding such
  * operands runs no code, and freeing one runs nothing either. */
 TR_HOT_INLINE int simple(PyObject *o)

@@ -187,7 +187,7 @@ typedef struct TrRecTrace {
                                     40 iterations share their entries) */
     int refs;                    /* the cache's 1 + replays running it (a replayed call
                                     may retrace the same jit and evict it) */
-    int prepared;                /* the replay set the steps' falls_on */
+    int prepared;                /* the replay set the steps' falls_on and fuses */
     int stale;                   /* -1, or the guard kind that failed inline in a replay:
                                     the trace is no longer chosen (the next call retraces
                                     instead of leaving the trace at the same guard again) */
