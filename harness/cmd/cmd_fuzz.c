@@ -85,6 +85,12 @@ typedef struct {
     bool seed_given;
 } FuzzOptions;
 
+/* The target's name for messages, reports and results: --target, else the default. */
+static const char *target_name(const FuzzOptions *o)
+{
+    return o->target ? o->target : "builtin";
+}
+
 typedef struct {
     char *signature;
     char *example;                 /* the first finding's stem */
@@ -391,7 +397,7 @@ static unsigned long fuzz_triage(const FuzzOptions *o, char **arts, size_t narts
                                  const char *findings, FuzzSig *sigs, size_t *nsigs)
 {
     HzWorkerConfig wc = fuzz_worker_config(o, 20.0);
-    CmdFindings dest = {findings, o->target ? o->target : "builtin", o->faults, "fuzz",
+    CmdFindings dest = {findings, target_name(o), o->faults, "fuzz",
                         o->unsupported, (const char *const *)o->pypath, o->npypath};
     HzWorker *w = hz_worker_new(&wc);
     char err[4096];
@@ -470,7 +476,7 @@ static int fuzz_preflight(const FuzzOptions *o)
         rc = hz_preflight(w, err, sizeof err);
     if (rc < 0)
         fprintf(stderr, "tracefuzz fuzz: target %s: %s\n",
-                o->target ? o->target : "builtin", err);
+                target_name(o), err);
     hz_worker_free(w);
     return rc;
 }
@@ -509,7 +515,7 @@ static int fuzz_write_results(const FuzzOptions *o, CmdBaseline *base, const Fuz
 {
     if (o->json == NULL && o->junit == NULL && o->sarif == NULL)
         return 0;
-    CmdResults *r = cmd_results_new("fuzz", o->target ? o->target : "builtin", o->faults);
+    CmdResults *r = cmd_results_new("fuzz", target_name(o), o->faults);
     for (size_t k = 0; k < nsigs; k++) {
         char stem[4096], report_path[4200];
         snprintf(stem, sizeof stem, "%s/%s", findings, sigs[k].example);
@@ -747,7 +753,7 @@ int cmd_fuzz(int argc, char **argv)
     fuzz_env(&o);
     fprintf(stderr, "tracefuzz fuzz: %s, target %s, faults %s, %.0f s on %u core%s\n"
             "tracefuzz fuzz: fuzzer %s\ntracefuzz fuzz: seeds %s, output %s (log: %s)\n",
-            afl ? "AFL++" : "libFuzzer", o.target ? o.target : "builtin",
+            afl ? "AFL++" : "libFuzzer", target_name(&o),
             o.faults ? o.faults : "none", o.time_s, o.jobs, o.jobs == 1 ? "" : "s",
             fuzzer, seeds, o.out, logpath);
 
@@ -873,7 +879,7 @@ int cmd_fuzz(int argc, char **argv)
                 strsignal(interrupted));
 
     printf("\ntracefuzz fuzz summary (%s, target %s, faults %s)\n", afl ? "AFL++" : "libFuzzer",
-           o.target ? o.target : "builtin", o.faults ? o.faults : "none");
+           target_name(&o), o.faults ? o.faults : "none");
     printf("  time      %.0f s on %u core%s\n", elapsed, o.jobs, o.jobs == 1 ? "" : "s");
     if (o.jobs > 1)   /* summed over the jobs */
         printf("  execs     %llu (%.0f/s overall, %.0f/s per core)\n", st.execs,
