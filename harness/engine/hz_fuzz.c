@@ -20,10 +20,9 @@
  *                           128, 0 for no cap)
  *   TRACEFUZZ_FRESH=N       one custom mutation in N is a fresh random program
  *                           (hz_mutate.h, HZ_FRESH_ONE_IN; 0: never)
- *   TRACEFUZZ_SMALL=1       program size as a mutation dimension (hz_mutate.h,
- *                           HZ_SIZE_SMALL): most edited programs cut down to small
- *                           ones; faster execs, some faults found later (off by
- *                           default); TRACEFUZZ_FOCUS=N, TRACEFUZZ_FOCUS_SPLICE=N
+ *   TRACEFUZZ_SMALL=0       no program size dimension (hz_mutate.h, HZ_SIZE_OFF);
+ *                           by default (HZ_SIZE_SMALL) most edited programs are cut
+ *                           down to small ones; TRACEFUZZ_FOCUS=N, TRACEFUZZ_FOCUS_SPLICE=N
  *                           (edits, crossovers: cut down except one time in N; 0:
  *                           never) and TRACEFUZZ_TRIM=N (keep N members nothing
  *                           names per class; -1: no trim) set its parts
@@ -158,9 +157,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     bytes_only = env_flag("TRACEFUZZ_BYTE_MUTATOR");
     const char *budget = getenv("TRACEFUZZ_SIZE_BUDGET");
     size_budget = budget != NULL && *budget ? strtoul(budget, NULL, 10) : HZ_SIZE_BUDGET;
-    if (env_flag("TRACEFUZZ_SMALL")) {
-        HzSizeDimension small = HZ_SIZE_SMALL;
-        hz_size = small;
+    const char *small = getenv("TRACEFUZZ_SMALL");
+    if (small != NULL && strcmp(small, "0") == 0) {
+        HzSizeDimension off = HZ_SIZE_OFF;
+        hz_size = off;
     }
     const char *v;
     if ((v = getenv("TRACEFUZZ_FOCUS")) != NULL && *v)

@@ -61,10 +61,15 @@ const char *hz_edit_name(HzEdit e);
 
 /* Small programs (docs/PROGRAMS.md, "Program size"): at most this many classes,
  * statements and between() mutations. The focus edit cuts a larger program down to
- * one; under HZ_SIZE_SMALL the byte-level faces apply it to most edited programs
- * that are not small. */
+ * one; under HZ_SIZE_SMALL (the default) the byte-level faces apply it to most
+ * edited programs that are not small. Eight statements, not four: the fuzzing loop
+ * costs about the same (7.03 G against 6.98 G instructions for 1,500 runs; classes
+ * and the fixed cost of an exec dominate a small program), and a write followed by
+ * a re-read of the same attribute, which stale caches need, is likelier
+ * (no_invalidate_on_store took 1.46x the execs of the full-size loop with four,
+ * 0.92x with eight: docs/PERFORMANCE.md, "Session 9"). */
 #define HZ_SMALL_CLASSES 3
-#define HZ_SMALL_STMTS 4
+#define HZ_SMALL_STMTS 8
 #define HZ_SMALL_BETWEEN 2
 #define HZ_SMALL_MEMBERS 3   /* per class, besides those something names */
 bool hz_program_is_small(const HzProgram *p);
@@ -74,11 +79,14 @@ bool hz_program_is_small(const HzProgram *p);
  * time in focus_keep_large (splice_keep_large for crossovers; 0: never cut); other
  * edited programs keep, per class, the members something names (a statement,
  * between(), make_other(), an override), those that act class-wide (hooks, slots)
- * and trim_spare others at random (-1: no trim). Off by default (HZ_SIZE_OFF):
- * HZ_SIZE_SMALL ran the fuzzing loop at ~1.7x the execs per CPU second but took
- * four faults of the zoo 1.3-1.6x the execs to find (docs/FUZZING.md,
- * "Program size and the fault zoo"). The fuzz target sets it from TRACEFUZZ_SMALL,
- * TRACEFUZZ_FOCUS, TRACEFUZZ_FOCUS_SPLICE and TRACEFUZZ_TRIM. */
+ * and trim_spare others at random (-1: no trim). On by default (HZ_SIZE_SMALL): the
+ * fuzzing loop runs 1.33x fewer instructions per exec than with HZ_SIZE_OFF, and
+ * the fault zoo found all 14 faults with no interval of a time-to-find ratio above
+ * 1 (docs/PERFORMANCE.md, "Session 9"; with four statements a small program,
+ * four faults were found 1.3-1.6x later, docs/FUZZING.md "Program size and the
+ * fault zoo"). The fuzz target sets it from
+ * TRACEFUZZ_SMALL (0: HZ_SIZE_OFF), TRACEFUZZ_FOCUS, TRACEFUZZ_FOCUS_SPLICE and
+ * TRACEFUZZ_TRIM. */
 typedef struct {
     unsigned focus_keep_large;
     unsigned splice_keep_large;

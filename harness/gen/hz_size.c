@@ -1,7 +1,7 @@
 /* hz_size.c: program size as a mutation dimension (hz_mutate.h, HzSizeDimension;
  * docs/PROGRAMS.md "Program size"): what makes a program small, the focus edit's cut
  * (hz_focus_at), the trim of members nothing names, and hz_size_apply, which the
- * byte-level faces of the mutator call after their edits or splice. Off by default.
+ * byte-level faces of the mutator call after their edits or splice. On by default.
  *
  * Every cut keeps what the kept statements, between() mutations, make_other() and
  * overrides name: references are resolved to members before the cut and pointed back
@@ -373,10 +373,9 @@ static uint64_t stmt_meaning(const HzProgram *p, const HzLayout *lay, const HzSt
  * Other edited programs may drop the members nothing names (trim_spare). So the
  * fuzzing loop can run mostly small programs (compiling is most of an input's cost
  * and grows with its lines) that still hold what made the edit new, while large
- * programs (seeds, the edits kept large) keep the rare combinations coming. Off by
- * default: measured, it takes four faults of the zoo 1.3-1.6x the execs to find
- * (docs/FUZZING.md, "Program size and the fault zoo"). */
-HzSizeDimension hz_size = HZ_SIZE_OFF;
+ * programs (seeds, the edits kept large) keep the rare combinations coming. On by
+ * default since small programs hold eight statements (hz_mutate.h, HZ_SMALL_STMTS). */
+HzSizeDimension hz_size = HZ_SIZE_SMALL;
 
 void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *r)
 {

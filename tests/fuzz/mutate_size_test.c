@@ -11,10 +11,10 @@
  *            dropped, none changed) reads the same member (kind, variant, value)
  *            with the same access pattern; classes keep at most HZ_SMALL_MEMBERS
  *            members besides those something names or that act class-wide;
- *   bytes    hz_mutate_bytes over the bytes seeds: under HZ_SIZE_SMALL most outputs
- *            of large inputs are small and their emitted programs have under 0.6
- *            times the lines of their inputs; under HZ_SIZE_OFF (the default, which
- *            the test checks) few are, so the dimension is what does it.
+ *   bytes    hz_mutate_bytes over the bytes seeds: under HZ_SIZE_SMALL (the default,
+ *            which the test checks) most outputs of large inputs are small and their
+ *            emitted programs have under 0.6 times the lines of their inputs; under
+ *            HZ_SIZE_OFF few are, so the dimension is what does it.
  * argv: focus | bytes, then the seed directory. */
 #include "hz_input.h"
 #include "hz_ir.h"
@@ -264,15 +264,15 @@ static int test_bytes(Seed *seeds, int n)
     long on, off;
     double in_on, out_on, in_off, out_off;
     HzSizeDimension small = HZ_SIZE_SMALL, none = HZ_SIZE_OFF, dflt = hz_size;
-    CHECK(dflt.focus_keep_large == none.focus_keep_large && dflt.trim_spare == none.trim_spare
-          && dflt.splice_keep_large == none.splice_keep_large, "the size dimension is on by default");
+    CHECK(dflt.focus_keep_large == small.focus_keep_large && dflt.trim_spare == small.trim_spare
+          && dflt.splice_keep_large == small.splice_keep_large, "the size dimension is off by default");
     hz_size = small;
     mutate_seeds(seeds, n, &on, &in_on, &out_on);
     hz_size = none;
     mutate_seeds(seeds, n, &off, &in_off, &out_off);
     hz_size = dflt;
     printf("mutations of the large seeds: %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_SMALL: "
-           "1 in %u kept large); %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_OFF, the default)\n",
+           "1 in %u kept large, the default); %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_OFF)\n",
            on / 10, on % 10, in_on, out_on, small.focus_keep_large, off / 10, off % 10, in_off,
            out_off);
     CHECK(on >= 600, "only %ld per mille of the outputs are small", on);
