@@ -58,6 +58,8 @@
 #include "tr_attr_int.h"
 #include "tr_core.h"
 #include "tr_faults.h"
+#include "tr_provcheck.h"
+#include "tr_trace_int.h"
 #include <structmember.h>
 
 /* The assertion's memo of an entry (CacheEntry.checked). */
@@ -226,7 +228,7 @@ static inline int same_name(PyObject *a, PyObject *b)
 
 /* By address only: an entry found may belong to a dead object whose address was
  * reused; same_object tells. */
-static Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
+TR_HOT_INLINE Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
 {
     if (c == NULL)
         return -1;
@@ -240,7 +242,7 @@ static Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
 
 /* Whether entry e was made by a read of the live object obj (whose provenance is
  * obj_prov), not of a dead one that lived at the same address. */
-static int same_object(const CacheEntry *e, PyObject *obj, const TrProv *obj_prov)
+TR_HOT_INLINE int same_object(const CacheEntry *e, PyObject *obj, const TrProv *obj_prov)
 {
     if (e->obj != obj)
         return 0;
@@ -330,7 +332,7 @@ int tr_cache_is_stable(TrResolution how, const char *detail)
     }
 }
 
-static int version_of(PyTypeObject *t, unsigned int *v)
+TR_HOT_INLINE int version_of(PyTypeObject *t, unsigned int *v)
 {
     if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag == 0)
         return 0;
@@ -340,7 +342,7 @@ static int version_of(PyTypeObject *t, unsigned int *v)
 
 /* The instance dict of obj as the generic algorithm sees it (for a class object,
  * its own namespace), borrowed, or NULL (no exception) when it has none. */
-static PyObject *instance_dict(PyObject *obj)
+TR_HOT_INLINE PyObject *instance_dict(PyObject *obj)
 {
     PyObject **dp = tr_dict_ptr(obj);
     return dp ? *dp : NULL;
@@ -444,7 +446,7 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
 
 /* Whether the entry's guard still holds for obj, the live object the entry was
  * made from (cheap checks on obj, no lookup; the entry's pointers are compared). */
-static int guard_holds(const CacheEntry *e, PyObject *obj)
+TR_HOT_INLINE int guard_holds(const CacheEntry *e, PyObject *obj)
 {
     unsigned int v;
     PyTypeObject *tp = Py_TYPE(obj);
@@ -695,6 +697,49 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     *out = tr_value_new(now, e->prov);
     tr_prov_incref(e->prov);
     return 1;
+}
+
+/* LOAD_ATTR served from the cache's memo in one call (tr_attr.h): what tr_attr_get does
+ * for a hit answered by memo_hit, then its trace line, then the traced-mode oracle
+ * (tr_provcheck_traced_hit inline, else tr_provcheck_traced), the same tests in the same
+ * order as tr_attr_get, tr_cache_serve and run_frame's LOAD_ATTR; each check still runs
+ * and compares against its own memo, only the call layers between them are gone (a
+ * third of a cached load's instructions). Taken only without faults (tr_attr_get's and
+ * tr_cache_serve's fault branches all need one), for an exact str name, once
+ * tr_attr_ready has run. Anything else returns 0 before any effect: tr_attr_get then
+ * finds the same entry and decides as before (dropping it, or re-resolving it).
+ * Returns 1 with *out (new references: the live value, the remembered record), or -1
+ * with an exception set (*out released). Out of coverage: the oracle's memo hits
+ * depend on earlier calls; whether a load was handled here (a cache hit, decided by
+ * this call's own history) shows in run_frame's branch on the result. */
+TR_NO_COVERAGE int tr_cache_load_hit(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
+{
+    TrCache *c = run->cache;
+    if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
+        return 0;
+    Py_ssize_t i = cache_find(c, obj.obj, name);
+    if (i < 0)
+        return 0;
+    CacheEntry *e = &c->entries[i];
+    if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
+        !guard_holds(e, obj.obj))
+        return 0;
+    PyObject *now = memo_hit(e, obj.obj);
+    if (now == NULL)
+        return 0;
+    *out = tr_value_new(Py_NewRef(now), e->prov);
+    tr_prov_incref(e->prov);
+    if (run->trace != NULL &&
+        !tr_trace_name_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL, out) &&
+        tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
+        goto error;
+    if (tr_provcheck_on && !tr_provcheck_traced_hit(obj.obj, name, now) &&
+        tr_provcheck_traced(obj.obj, name, now, TR_PC_LOAD_ATTR, out->prov) < 0)
+        goto error;
+    return 1;
+error:
+    tr_value_clear(out);
+    return -1;
 }
 
 int tr_cache_reconcile(TrRun *run, TrValue objv, PyObject *name, TrValue *fresh)

@@ -1169,12 +1169,17 @@ dispatch:
     case TR_OP_LOAD_ATTR: {        /* (owner -- v) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = TOP(), v = {NULL, NULL};
-        if (tr_attr_get(run, owner, name, &v) < 0)
+        int hit = tr_cache_load_hit(run, owner, name, &v);   /* served, recorded, checked */
+        if (hit < 0)
             goto error;
-        if (tr_provcheck_on && tr_provcheck_traced(owner.obj, name, v.obj, TR_PC_LOAD_ATTR,
-                                                   v.prov) < 0) {
-            tr_value_clear(&v);
-            goto error;
+        if (!hit) {
+            if (tr_attr_get(run, owner, name, &v) < 0)
+                goto error;
+            if (tr_provcheck_on && tr_provcheck_traced(owner.obj, name, v.obj, TR_PC_LOAD_ATTR,
+                                                       v.prov) < 0) {
+                tr_value_clear(&v);
+                goto error;
+            }
         }
         TOP() = v;                 /* tr_attr_get recorded the load in the trace */
         tr_value_clear(&owner);

@@ -287,12 +287,11 @@ TR_NO_COVERAGE static int resolve_instance_memo(TrPcMemo *m, PyObject *owner, Py
  * owner address reused, resolves afresh or from a state that is provably the same.
  * The name is held (an exact str, no finaliser): a freed name's address reused by
  * another str must not match. */
-#define PC_TRACED_SLOTS 256
+#define PC_TRACED_SLOTS TR_PC_TRACED_SLOTS
 
-static struct {
-    PyObject *name;              /* strong exact str, or NULL */
-    TrPcMemo pc;
-} traced_memo[PC_TRACED_SLOTS];
+/* Its hit is also answered inline (tr_provcheck_traced_hit, tr_provcheck.h). */
+TrPcTracedSlot tr_pc_traced_memo[PC_TRACED_SLOTS];
+#define traced_memo tr_pc_traced_memo
 
 /* The first way (h) of (owner, name)'s set; the other is h ^ 1. Two ways: with one, two
  * loads of a loop whose (owner, name) fell in one slot took it from each other on

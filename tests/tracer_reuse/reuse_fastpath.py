@@ -153,6 +153,19 @@ state a shortcut skips changes and the shortcut does not notice.
                       rebound in a loop; results and LOG
                       as eagerly (keywords out of parameter order are released in
                       another order than eagerly's, before this pass too: left alone)
+  cached_load         LOAD_ATTR's cache hit in one call (tr_cache.c tr_cache_load_hit: the
+                      entry's guard and memo, the "[cached]" line, the traced-mode oracle,
+                      taken only without faults): traced calls of loops that load instance
+                      dict entries of an owner stored into on every iteration (its
+                      other entries' guards fail on the dict version), slots (a slot
+                      stored, an object without weak references), class attributes,
+                      alternating owners and a chain; each call's result, last_trace()
+                      text and oracle counts (provcheck.checked/skipped) are those of the
+                      same call through tr_attr_get (a fault that touches none of these
+                      loads, cached_property_recomputed, turns the one-call path off),
+                      and "[cached]" lines are there. Checked to fail with the entry's
+                      guard left out, with the oracle's call left out, and with the
+                      trace line's mark changed
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1586,6 +1599,125 @@ def method_shadow():
     return ok
 
 
+CACHED_LOAD_SRC = {
+    "store_other": """
+class P:
+    def __init__(self):
+        self.x = 3
+        self.y = 4
+        self.n = 0
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(12):
+        t += p.x * p.y + p.n
+        p.n = i            # moves the dict version: x's and y's entries fail their guard
+        t += p.x - p.y
+    return t
+""",
+    "slots": """
+class V:
+    __slots__ = ("a", "b")
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+class W:
+    __slots__ = ("a", "b", "__weakref__")
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+def make():
+    return (V(1, 2), W(5, 6))
+def program(v, w):
+    t = 0
+    for i in range(12):
+        t += v.a + v.b + w.a * w.b
+        if i % 3 == 0:
+            v.b = v.b + 1   # a slot stored: its entry forgotten, the other kept
+        t += v.a - v.b
+    return t
+""",
+    "class_attr": """
+class Base:
+    k = 7
+    m = 2
+class C(Base):
+    m = 3
+    def __init__(self):
+        self.z = 1
+def make():
+    return (C(), Base())
+def program(c, b):
+    t = 0
+    for i in range(12):
+        t += c.k * c.m + b.k + b.m + c.z
+        t += c.k + b.m
+    return t
+""",
+    "owners": """
+class P:
+    def __init__(self, x):
+        self.x = x
+        self.inner = self
+class S:
+    __slots__ = ("x",)
+    def __init__(self, x):
+        self.x = x
+def make():
+    return ([P(1), P(2), P(3)], [S(4), S(5)])
+def program(ps, ss):
+    t = 0
+    for i in range(12):
+        p = ps[i % 3]
+        s = ss[i % 2]
+        t += p.x + p.inner.x + p.inner.inner.x + s.x
+        t += p.x * s.x
+    return t
+""",
+}
+
+
+def cached_load_run(src, faults):
+    tfjit.set_faults(faults)
+    try:
+        ns = fresh(src)
+        args = tuple(ns["make"]())
+        before = tfjit.stats()
+        r = tfjit.jit(ns["program"])(*args)
+        delta = stats_delta(before)
+        text = tfjit.last_trace()
+    finally:
+        tfjit.set_faults("")
+    counts = {k: delta.get(k, 0) for k in ("provcheck.checked", "provcheck.skipped",
+                                           "provcheck.failures")}
+    return r, text, counts, ns["program"](*tuple(fresh(src)["make"]()))
+
+
+def cached_load():
+    ok = True
+    for k, src in CACHED_LOAD_SRC.items():
+        r1, text1, c1, eager = cached_load_run(src, "")
+        r2, text2, c2, _ = cached_load_run(src, "cached_property_recomputed")
+        cached = text1.count("[cached]")
+        why = []
+        if r1 != eager or r2 != eager:
+            why.append(f"results {r1} / {r2}, eager {eager}")
+        if text1 != text2:
+            a, b = text1.splitlines(), text2.splitlines()
+            d = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+            why.append(f"traces differ at line {d}: {a[d:d + 1]} vs {b[d:d + 1]}")
+        if c1 != c2:
+            why.append(f"oracle counts {c1} vs {c2}")
+        if cached == 0:
+            why.append("no [cached] line")
+        good = not why
+        print(("ok   " if good else "FAIL ") + f"cached_load.{k}: {cached} cached lines, "
+              f"oracle {c1}" + ("" if good else "; " + "; ".join(why)))
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -1593,7 +1725,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   class_rebind_inline, dict_layouts, fused_load,
                                   hoisted_guard, falls_on, cache_memo, trace_tnames,
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
-                                  dict_find, binary_same_type, call_release]}
+                                  dict_find, binary_same_type, call_release, cached_load]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
