@@ -636,6 +636,8 @@ static inline PyObject *memo_hit(const CacheEntry *e, PyObject *obj)
     return e->value;   /* INST_DICT, CLASS_ATTR: the same dict, the same MRO */
 }
 
+static int serve_resolved(CacheEntry *e, TrValue obj, PyObject *name, TrValue *out);
+
 int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
     TrCache *c = run->cache;
@@ -677,6 +679,18 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
         tr_prov_incref(e->prov);
         return 1;
     }
+    return serve_resolved(e, obj, name, out);
+}
+
+/* tr_cache_serve past the memo: entry e of obj (its guard just passed, its memo could
+ * not answer) re-resolved, compared, memoised when that ran no user code. 1 with *out
+ * (new references: the live value, the remembered record), or -1 with ProvenanceError
+ * "out of sync" (or another error) and *out untouched. obj and name borrowed. Apart
+ * (never inlined) so that tr_attr_load_fast's calls keep its coverage. */
+static __attribute__((noinline)) int serve_resolved(CacheEntry *e, TrValue obj, PyObject *name,
+                                                    TrValue *out)
+{
+    PyObject *now;
     CacheMemo memo;
     int memoise = !e->checked && memo_prepare(e, obj.obj, &memo);
     int err;
@@ -699,42 +713,55 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     return 1;
 }
 
-/* LOAD_ATTR served from the cache's memo in one call (tr_attr.h): what tr_attr_get does
- * for a hit answered by memo_hit, then its trace line, then the traced-mode oracle
- * (tr_provcheck_traced_hit inline, else tr_provcheck_traced), the same tests in the same
- * order as tr_attr_get, tr_cache_serve and run_frame's LOAD_ATTR; each check still runs
- * and compares against its own memo, only the call layers between them are gone (a
- * third of a cached load's instructions). Taken only without faults (tr_attr_get's and
- * tr_cache_serve's fault branches all need one), for an exact str name, once
- * tr_attr_ready has run. Anything else returns 0 before any effect: tr_attr_get then
- * finds the same entry and decides as before (dropping it, or re-resolving it).
- * Returns 1 with *out (new references: the live value, the remembered record), or -1
- * with an exception set (*out released). Out of coverage: the oracle's memo hits
- * depend on earlier calls; whether a load was handled here (a cache hit, decided by
- * this call's own history) shows in run_frame's branch on the result. */
-TR_NO_COVERAGE int tr_cache_load_hit(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
+/* LOAD_ATTR in one call (tr_attr.h), no fault on, for an exact str name once
+ * tr_attr_ready has run: what tr_attr_get, tr_cache_serve and run_frame's LOAD_ATTR do,
+ * the same tests in the same order, each check still comparing against its own memo;
+ * only the call layers between them are gone. A hit (answered by the entry's memo,
+ * else by serve_resolved, tr_cache_serve's own tail) records its "[cached]" line inline
+ * (tr_trace_name_fast) and asks the traced-mode oracle (tr_provcheck_traced_hit inline,
+ * else tr_provcheck_traced). No entry, or one that fails its checks (dropped, as
+ * tr_cache_serve drops it), resolves at once (tr_attr_get_resolve: tr_attr_get after
+ * its lookup answered 0), then the oracle. A fault, a name that is not an exact str,
+ * tr_attr_ready not run: 0 before any effect, and tr_attr_get decides as before. Returns 1 with *out
+ * (new references: the value, its record), or -1 with an exception set (*out
+ * released). obj and name borrowed. Out of coverage: the oracle's memo hits depend on
+ * earlier calls; the resolution's own branches stay in tr_attr_get_resolve's coverage,
+ * and whether a load was taken here (decided by this call's own history) in
+ * run_frame's branch on the result. */
+TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
     TrCache *c = run->cache;
     if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
         return 0;
     Py_ssize_t i = cache_find(c, obj.obj, name);
-    if (i < 0)
-        return 0;
-    CacheEntry *e = &c->entries[i];
-    if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
-        !guard_holds(e, obj.obj))
-        return 0;
-    PyObject *now = memo_hit(e, obj.obj);
-    if (now == NULL)
-        return 0;
-    *out = tr_value_new(Py_NewRef(now), e->prov);
-    tr_prov_incref(e->prov);
-    if (run->trace != NULL &&
-        !tr_trace_name_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL, out) &&
-        tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
-        goto error;
-    if (tr_provcheck_on && !tr_provcheck_traced_hit(obj.obj, name, now) &&
-        tr_provcheck_traced(obj.obj, name, now, TR_PC_LOAD_ATTR, out->prov) < 0)
+    if (i >= 0) {
+        CacheEntry *e = &c->entries[i];
+        if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
+            !guard_holds(e, obj.obj)) {
+            cache_remove(c, i);
+        }
+        else {
+            PyObject *now = memo_hit(e, obj.obj);
+            if (now != NULL) {
+                *out = tr_value_new(Py_NewRef(now), e->prov);
+                tr_prov_incref(e->prov);
+            }
+            else if (serve_resolved(e, obj, name, out) < 0) {
+                return -1;
+            }
+            if (run->trace != NULL &&
+                !tr_trace_name_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL, out) &&
+                tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
+                goto error;
+            goto check;
+        }
+    }
+    if (tr_attr_get_resolve(run, obj, name, out) < 0)
+        return -1;
+check:
+    if (tr_provcheck_on &&
+        (out->obj == NULL || !tr_provcheck_traced_hit(obj.obj, name, out->obj)) &&
+        tr_provcheck_traced(obj.obj, name, out->obj, TR_PC_LOAD_ATTR, out->prov) < 0)
         goto error;
     return 1;
 error:

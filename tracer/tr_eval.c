@@ -1169,7 +1169,7 @@ dispatch:
     case TR_OP_LOAD_ATTR: {        /* (owner -- v) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = TOP(), v = {NULL, NULL};
-        int hit = tr_cache_load_hit(run, owner, name, &v);   /* served, recorded, checked */
+        int hit = tr_attr_load_fast(run, owner, name, &v);   /* served, recorded, checked */
         if (hit < 0)
             goto error;
         if (!hit) {

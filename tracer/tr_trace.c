@@ -204,7 +204,7 @@ int tr_trace_record(TrRun *run, const char *what, const TrValue *result)
 /* The most frequent line (every attribute load and store, calls, globals): record()'s
  * work in one call, the common cases (an exact str name, a result whose type name is in
  * tnames, room for the line) written inline by tr_trace_name_fast (tr_trace_int.h, which
- * tr_cache_load_hit calls itself); the rest is record() itself. name and result
+ * tr_attr_load_fast calls itself); the rest is record() itself. name and result
  * borrowed; the line takes its own references (the name, the result's record). Out of
  * coverage like next_entry and type_name, whose branches it takes (they depend on
  * earlier lines and on addresses). */

@@ -1,5 +1,5 @@
 /* tr_trace_int.h: the trace's entries (tr_trace.c), private to the tracer: tr_trace.c, and
- * tr_cache.c's cached load (tr_cache_load_hit), which writes its line inline. */
+ * tr_cache.c's cached load (tr_attr_load_fast), which writes its line inline. */
 #ifndef TR_TRACE_INT_H
 #define TR_TRACE_INT_H
 

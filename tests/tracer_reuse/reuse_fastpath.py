@@ -153,9 +153,10 @@ state a shortcut skips changes and the shortcut does not notice.
                       rebound in a loop; results and LOG
                       as eagerly (keywords out of parameter order are released in
                       another order than eagerly's, before this pass too: left alone)
-  cached_load         LOAD_ATTR's cache hit in one call (tr_cache.c tr_cache_load_hit: the
-                      entry's guard and memo, the "[cached]" line, the traced-mode oracle,
-                      taken only without faults): traced calls of loops that load instance
+  cached_load         LOAD_ATTR in one call (tr_cache.c tr_attr_load_fast: the cache's
+                      entry, its guard and memo or its first re-resolution, the "[cached]"
+                      line, or the resolution when there is no usable entry; the traced-mode
+                      oracle; taken only without faults): traced calls of loops that load instance
                       dict entries of an owner stored into on every iteration (its
                       other entries' guards fail on the dict version), slots (a slot
                       stored, an object without weak references), class attributes,
