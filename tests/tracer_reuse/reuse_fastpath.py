@@ -139,6 +139,15 @@ state a shortcut skips changes and the shortcut does not notice.
                       a table of the general kind), and an owner stored into on every
                       iteration; between calls the dicts are swapped for reordered ones:
                       values as eagerly, no ProvenanceError
+  oracle_dict_find    the traced-mode oracle's memo, its dict version moved (tr_provcheck.c
+                      fitting_answer): the key found by identity at the memo's hint
+                      (tr_dict_find), as the replay's oracle finds it. dict_find's program
+                      (owners whose dicts hold the key at other entries, a hole, an equal
+                      key that is not the name, a general table, an owner stored into on
+                      every iteration) in traced calls only (a fresh jit each), the dicts
+                      swapped between calls: values as eagerly, no ProvenanceError, loads
+                      checked. Checked to fail with the memo's old value answered when
+                      the key is found
   binary_same_type    BINARY_OP's +, -, * on two exact ints or two exact floats call
                       the type's slot directly: an int subclass with its own __add__ /
                       __radd__ / __sub__ / __rsub__ / __mul__ / __rmul__ on either side,
@@ -1080,6 +1089,35 @@ def dict_find():
     return ok
 
 
+def oracle_dict_find():
+    ns_e, ns_j = fresh(FIND_SRC), fresh(FIND_SRC)
+    args_e, args_j = ns_e["make"](), ns_j["make"]()
+    ok = True
+    checked = 0
+    for k, step in enumerate(["call"] * 4 + ["reorder"] + ["call"] * 3):
+        if step == "reorder":
+            ns_e["reorder"](*args_e)
+            ns_j["reorder"](*args_j)
+            continue
+        eager = ns_e["program"](*args_e)
+        before = tfjit.stats()
+        try:
+            traced = tfjit.jit(ns_j["program"])(*args_j)
+        except tfjit.ProvenanceError as e:
+            traced = ("ProvenanceError", str(e))
+        d = stats_delta(before)
+        checked += d.get("provcheck.checked", 0)
+        if traced != eager or d.get("replays", 0):
+            print(f"FAIL oracle_dict_find: call {k}: {traced} (eager {eager}), {d}")
+            ok = False
+    if ok and checked == 0:
+        print("FAIL oracle_dict_find: no load checked")
+        ok = False
+    if ok:
+        print(f"ok   oracle_dict_find: {checked} loads checked")
+    return ok
+
+
 BINARY_SRC = """
 LOG = []
 class MyInt(int):
@@ -1726,7 +1764,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   class_rebind_inline, dict_layouts, fused_load,
                                   hoisted_guard, falls_on, cache_memo, trace_tnames,
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
-                                  dict_find, binary_same_type, call_release, cached_load]}
+                                  dict_find, binary_same_type, call_release, cached_load,
+                                  oracle_dict_find]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
