@@ -100,10 +100,14 @@ typedef struct {
      * and a slot's value (slot stores change no version). */
     int checked;
     CacheMemo chk;              /* valid when checked */
-    const char *value_tname;    /* weak entries: type(value).__name__ of a static type
-                                   (its name lives as long as the process), or NULL:
+    PyTypeObject *value_static; /* weak entries: type(value) when a static type (it and
+                                   its name live as long as the process: named at
+                                   message time), or NULL */
+    const char *value_tname;    /* weak entries without value_static: "NULL", or NULL:
                                    then value_type holds a copy */
-    char value_type[64];        /* weak entries: type(value).__name__, for messages */
+    char value_type[64];        /* weak entries of a heap-type value: type(value).__name__,
+                                   for messages; written only then (the rest of the
+                                   entry is set field by field, this array left as is) */
 } CacheEntry;
 
 /* Lookups are linear: a traced call touches few (object, name) pairs. A loop over
@@ -355,7 +359,15 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
     TrCache *c = run->cache;
     if (c == NULL)
         return 0;
-    CacheEntry e = {0};
+    CacheEntry e;   /* every field but value_type set below: no 200-byte zeroing */
+    e.obj_wr = NULL;
+    e.obj_prov = NULL;
+    e.type_version = 0;
+    e.dict_version = 0;
+    e.obj_version = 0;
+    e.checked = 0;
+    e.value_static = NULL;
+    e.value_tname = NULL;
     e.how = how;
     e.detail = detail;
     e.type = Py_TYPE(obj);
@@ -398,15 +410,15 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             e.obj_prov = objv.prov;
             tr_prov_incref(e.obj_prov);
         }
-        /* A static type's name is a string of the binary: kept by address. A heap type
-         * may die before the message: a copy, as snprintf("%s") made it (truncated,
-         * NUL-terminated), without the formatting (it was a tenth of a traced call that
-         * stores in a loop). */
+        /* A static type lives as long as the process: kept by address, named only for a
+         * message. A heap type may die before the message: a copy of its name, as
+         * snprintf("%s") made it (truncated, NUL-terminated), without the formatting (it
+         * was a tenth of a traced call that stores in a loop). */
         if (value->obj == NULL) {
             e.value_tname = "NULL";
         }
         else if (!PyType_HasFeature(Py_TYPE(value->obj), Py_TPFLAGS_HEAPTYPE)) {
-            e.value_tname = _PyType_Name(Py_TYPE(value->obj));
+            e.value_static = Py_TYPE(value->obj);
         }
         else {
             const char *tn = _PyType_Name(Py_TYPE(value->obj));
@@ -490,7 +502,8 @@ static PyObject *cached_str(const CacheEntry *e)
 {
     if (!e->strong)
         return PyUnicode_FromFormat("<%.63s object at %p>",
-                                    e->value_tname != NULL ? e->value_tname : e->value_type,
+                                    e->value_static != NULL ? _PyType_Name(e->value_static)
+                                    : e->value_tname != NULL ? e->value_tname : e->value_type,
                                     (void *)e->value);
     PyObject *v = Py_XNewRef(e->value);
     PyObject *s = safe_str(v);

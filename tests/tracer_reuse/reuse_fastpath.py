@@ -113,7 +113,8 @@ state a shortcut skips changes and the shortcut does not notice.
                       caches grow past 64 entries, clear at the 256-entry cap, and a jit
                       called inside a traced call (two caches alive at once) agree with
                       eager and keep their "[cached]" lines; the names of remembered
-                      values' types in "out of sync" messages: a static type's by address
+                      values' types in "out of sync" messages: a static type kept by address and
+                      named only for the message
                       (itertools.count is "count"), a heap type's copied (checked to fail
                       with the arrays handed to two caches at once, and with tp_name for
                       _PyType_Name)
