@@ -177,6 +177,11 @@ state a shortcut skips changes and the shortcut does not notice.
                       and "[cached]" lines are there. Checked to fail with the entry's
                       guard left out, with the oracle's call left out, and with the
                       trace line's mark changed
+  binop_record        BINARY_OP's provenance record names its operator by a str found by
+                      oparg (tr_eval.c prov_binop): each of the 26 operators (13 binary, 13
+                      in-place) on two inputs, stored into an attribute, its STORE_ATTR line
+                      shows "INPUT[1] op INPUT[2]", in two traced calls (the strs made, then
+                      reused). Checked to fail with the neighbouring operator's str
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1758,6 +1763,39 @@ def cached_load():
     return ok
 
 
+BINOPS = ["+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^"]
+
+
+def binop_record():
+    lines = ["class O:", "    pass", "class M(int):",
+             "    def __matmul__(self, o):", "        return 1",
+             "    def __imatmul__(self, o):", "        return 2",
+             "def program(o, a, b):"]
+    for i, op in enumerate(BINOPS):
+        lines.append(f"    o.r{i} = a {op} b")
+    for i, op in enumerate(BINOPS):
+        lines += [f"    c = a", f"    c {op}= b", f"    o.s{i} = c"]
+    lines.append("    return 0")
+    src = "\n".join(lines) + "\n"
+    ok = True
+    for call in range(2):
+        ns = fresh(src)
+        tfjit.jit(ns["program"])(ns["O"](), ns["M"](6), ns["M"](3))
+        text = tfjit.last_trace()
+        want = [f"STORE_ATTR r{i} via inst_dict -> " for i in range(len(BINOPS))]
+        bad = []
+        for i, op in enumerate(BINOPS):
+            for attr, sym in ((f"r{i}", op), (f"s{i}", op + "=")):
+                line = next((l for l in text.splitlines() if f"STORE_ATTR {attr} " in l), "")
+                if not line.endswith(f" INPUT[1] {sym} INPUT[2]"):
+                    bad.append((attr, sym, line))
+        good = not bad and len(want) == 13
+        print(("ok   " if good else "FAIL ") + f"binop_record.call{call}: {len(bad)} wrong "
+              f"{bad[:3]}")
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -1766,7 +1804,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   hoisted_guard, falls_on, cache_memo, trace_tnames,
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
                                   dict_find, binary_same_type, call_release, cached_load,
-                                  oracle_dict_find]}
+                                  oracle_dict_find, binop_record]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
