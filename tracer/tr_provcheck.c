@@ -420,6 +420,10 @@ TR_NO_COVERAGE int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject
 {
     if (owner == NULL || value == NULL || !PyUnicode_CheckExact(name) || PyType_Check(owner))
         return check_load(NULL, owner, name, value, form, chain, -1, NULL, 0);
+    /* A LOAD_ATTR's passing memo hit: the inline test tr_attr_load_fast asks first, one
+     * implementation for both (oracle_memo_traced's faults reach it here). */
+    if (form == TR_PC_LOAD_ATTR && tr_provcheck_traced_hit(owner, name, value))
+        return 0;
     size_t i = traced_way(owner, name);
     PyTypeObject *tp = Py_TYPE(owner);
     unsigned int tag = valid_tag(tp);

@@ -35,7 +35,9 @@ state a shortcut skips changes and the shortcut does not notice.
                       serves stale, must raise ProvenanceError in the next traced call
                       (without the fault: quiet, and equal to eager); checked to fail with
                       the memo (resolve_traced's hit or resolve_instance_memo) ignoring the
-                      dict version or the type tag
+                      dict version or the type tag, and with tr_provcheck_traced_hit (the
+                      inline hit tr_provcheck_traced asks first, and tr_attr_load_fast)
+                      ignoring the dict version
   record_inline       the recorder's plain steps inline (tr_record_step_fast): an opcode the
                       replayer does not execute (UNPACK_SEQUENCE) still makes the trace
                       unreusable, and under skip_getter_on_replay (which looks at every
