@@ -487,6 +487,11 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
      * whole of this frame's run: run->rec is set for the jit call's whole tr_call, and
      * the depth callees raise is restored when they return. */
     const int recording = run->rec != NULL && run->depth == 1;
+    /* The recorder's tests that hold for this whole run of the frame (tr_reuse.h, quick):
+     * the recorded code is this frame's and no fault is on (run->faults is set once per
+     * run, before the call). */
+    const int rec_quick = recording && run->faults == 0 &&
+                          (PyObject *)co == run->rec->trace->code;
     if (throwing)
         goto error;
 
@@ -511,9 +516,9 @@ dispatch:
     op_counts[op]++;
     if (recording) {                           /* tr_reuse.h: trace reuse records the path */
         if ((op == TR_OP_LOAD_ATTR || op == TR_OP_LOAD_METHOD) && f->sp > 0)
-            tr_record_load_fast(run, f, (PyObject *)co, TOP(), here, op, oparg);
+            tr_record_load_fast(run, f, (PyObject *)co, rec_quick, TOP(), here, op, oparg);
         else
-            tr_record_step_fast(run, f, (PyObject *)co, here, op, oparg);
+            tr_record_step_fast(run, f, (PyObject *)co, rec_quick, here, op, oparg);
     }
     if (--run->budget < 0) {
         run->budget = 0;

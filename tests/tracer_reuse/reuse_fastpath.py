@@ -41,7 +41,9 @@ state a shortcut skips changes and the shortcut does not notice.
   record_inline       the recorder's plain steps inline (tr_record_step_fast): an opcode the
                       replayer does not execute (UNPACK_SEQUENCE) still makes the trace
                       unreusable, and under skip_getter_on_replay (which looks at every
-                      step) the fault still shows (eager and jit differ)
+                      step) the fault still shows (eager and jit differ); also checked to
+                      fail with run_frame's rec_quick (the no-fault and same-code tests
+                      asked once per frame run) ignoring the faults
   cache_name_text     the attribute cache compares names by pointer, then as interned
                       strs, then by text: a store through an equal name built at run time
                       (not interned) is the same name: eager and jit agree, and under
