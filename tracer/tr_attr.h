@@ -12,6 +12,14 @@
  * (AttributeError included, exactly as CPython would raise it). */
 int tr_attr_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
 
+/* LOAD_ATTR in one call (tr_cache.c), no fault on: the attribute cache's answer (a hit
+ * answered by the entry's memo, or a resolution when there is no usable entry), its
+ * trace line and the traced-mode provenance check. 1 with *out (new references), 0
+ * when it does not apply (nothing done: tr_attr_get and tr_provcheck_traced as usual),
+ * -1 with an exception set (AttributeError, ProvenanceError, ...). obj and name
+ * borrowed. */
+int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
+
 /* LOAD_METHOD: like CPython's _PyObject_GetMethod. Returns 1 with *meth the plain
  * function found on the type (unbound; the caller passes obj as self), 0 with *meth
  * the already-bound attribute, -1 on error. */

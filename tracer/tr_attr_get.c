@@ -442,6 +442,23 @@ int tr_attr_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     return finish_load(run, obj, name, out, how, detail, 1);
 }
 
+/* tr_attr_get once the cache has answered "no hit" without an effect or after dropping
+ * the entry (tr_attr_load_fast, no fault on, an exact str name, tr_attr_ready done): the
+ * resolution and finish_load, as tr_attr_get goes on after tr_cache_serve returned 0.
+ * Same contract as tr_attr_get: obj and name borrowed, *out new references. */
+int tr_attr_get_resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
+{
+    TrResolution how = TR_RES_NONE;
+    const char *detail = "";
+    *out = tr_value_new(NULL, NULL);
+    if (resolve(run, obj, name, out, &how, &detail) < 0) {
+        tr_value_clear(out);
+        attribute_error_context(obj.obj, name);
+        return -1;
+    }
+    return finish_load(run, obj, name, out, how, detail, 1);
+}
+
 int tr_attr_generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
     TrResolution how = TR_RES_NONE;

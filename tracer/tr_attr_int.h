@@ -107,6 +107,8 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name);
  * T object out of sync: <cached> vs. <fresh>". Without an entry the fresh value is
  * remembered. 0 or -1. */
 int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
+/* tr_attr_get past its cache lookup (tr_attr_get.c), for tr_attr_load_fast. */
+int tr_attr_get_resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
 int tr_cache_remember(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
                       TrResolution how, const char *detail);
 int tr_cache_reconcile(TrRun *run, TrValue obj, PyObject *name, TrValue *fresh);

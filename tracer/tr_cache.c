@@ -58,6 +58,8 @@
 #include "tr_attr_int.h"
 #include "tr_core.h"
 #include "tr_faults.h"
+#include "tr_provcheck.h"
+#include "tr_trace_int.h"
 #include <structmember.h>
 
 /* The assertion's memo of an entry (CacheEntry.checked). */
@@ -98,10 +100,14 @@ typedef struct {
      * and a slot's value (slot stores change no version). */
     int checked;
     CacheMemo chk;              /* valid when checked */
-    const char *value_tname;    /* weak entries: type(value).__name__ of a static type
-                                   (its name lives as long as the process), or NULL:
+    PyTypeObject *value_static; /* weak entries: type(value) when a static type (it and
+                                   its name live as long as the process: named at
+                                   message time), or NULL */
+    const char *value_tname;    /* weak entries without value_static: "NULL", or NULL:
                                    then value_type holds a copy */
-    char value_type[64];        /* weak entries: type(value).__name__, for messages */
+    char value_type[64];        /* weak entries of a heap-type value: type(value).__name__,
+                                   for messages; written only then (the rest of the
+                                   entry is set field by field, this array left as is) */
 } CacheEntry;
 
 /* Lookups are linear: a traced call touches few (object, name) pairs. A loop over
@@ -226,7 +232,7 @@ static inline int same_name(PyObject *a, PyObject *b)
 
 /* By address only: an entry found may belong to a dead object whose address was
  * reused; same_object tells. */
-static Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
+TR_HOT_INLINE Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
 {
     if (c == NULL)
         return -1;
@@ -240,7 +246,7 @@ static Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
 
 /* Whether entry e was made by a read of the live object obj (whose provenance is
  * obj_prov), not of a dead one that lived at the same address. */
-static int same_object(const CacheEntry *e, PyObject *obj, const TrProv *obj_prov)
+TR_HOT_INLINE int same_object(const CacheEntry *e, PyObject *obj, const TrProv *obj_prov)
 {
     if (e->obj != obj)
         return 0;
@@ -330,7 +336,7 @@ int tr_cache_is_stable(TrResolution how, const char *detail)
     }
 }
 
-static int version_of(PyTypeObject *t, unsigned int *v)
+TR_HOT_INLINE int version_of(PyTypeObject *t, unsigned int *v)
 {
     if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag == 0)
         return 0;
@@ -340,7 +346,7 @@ static int version_of(PyTypeObject *t, unsigned int *v)
 
 /* The instance dict of obj as the generic algorithm sees it (for a class object,
  * its own namespace), borrowed, or NULL (no exception) when it has none. */
-static PyObject *instance_dict(PyObject *obj)
+TR_HOT_INLINE PyObject *instance_dict(PyObject *obj)
 {
     PyObject **dp = tr_dict_ptr(obj);
     return dp ? *dp : NULL;
@@ -353,7 +359,15 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
     TrCache *c = run->cache;
     if (c == NULL)
         return 0;
-    CacheEntry e = {0};
+    CacheEntry e;   /* every field but value_type set below: no 200-byte zeroing */
+    e.obj_wr = NULL;
+    e.obj_prov = NULL;
+    e.type_version = 0;
+    e.dict_version = 0;
+    e.obj_version = 0;
+    e.checked = 0;
+    e.value_static = NULL;
+    e.value_tname = NULL;
     e.how = how;
     e.detail = detail;
     e.type = Py_TYPE(obj);
@@ -396,15 +410,15 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             e.obj_prov = objv.prov;
             tr_prov_incref(e.obj_prov);
         }
-        /* A static type's name is a string of the binary: kept by address. A heap type
-         * may die before the message: a copy, as snprintf("%s") made it (truncated,
-         * NUL-terminated), without the formatting (it was a tenth of a traced call that
-         * stores in a loop). */
+        /* A static type lives as long as the process: kept by address, named only for a
+         * message. A heap type may die before the message: a copy of its name, as
+         * snprintf("%s") made it (truncated, NUL-terminated), without the formatting (it
+         * was a tenth of a traced call that stores in a loop). */
         if (value->obj == NULL) {
             e.value_tname = "NULL";
         }
         else if (!PyType_HasFeature(Py_TYPE(value->obj), Py_TPFLAGS_HEAPTYPE)) {
-            e.value_tname = _PyType_Name(Py_TYPE(value->obj));
+            e.value_static = Py_TYPE(value->obj);
         }
         else {
             const char *tn = _PyType_Name(Py_TYPE(value->obj));
@@ -444,7 +458,7 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
 
 /* Whether the entry's guard still holds for obj, the live object the entry was
  * made from (cheap checks on obj, no lookup; the entry's pointers are compared). */
-static int guard_holds(const CacheEntry *e, PyObject *obj)
+TR_HOT_INLINE int guard_holds(const CacheEntry *e, PyObject *obj)
 {
     unsigned int v;
     PyTypeObject *tp = Py_TYPE(obj);
@@ -488,7 +502,8 @@ static PyObject *cached_str(const CacheEntry *e)
 {
     if (!e->strong)
         return PyUnicode_FromFormat("<%.63s object at %p>",
-                                    e->value_tname != NULL ? e->value_tname : e->value_type,
+                                    e->value_static != NULL ? _PyType_Name(e->value_static)
+                                    : e->value_tname != NULL ? e->value_tname : e->value_type,
                                     (void *)e->value);
     PyObject *v = Py_XNewRef(e->value);
     PyObject *s = safe_str(v);
@@ -634,6 +649,8 @@ static inline PyObject *memo_hit(const CacheEntry *e, PyObject *obj)
     return e->value;   /* INST_DICT, CLASS_ATTR: the same dict, the same MRO */
 }
 
+static int serve_resolved(CacheEntry *e, TrValue obj, PyObject *name, TrValue *out);
+
 int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
     TrCache *c = run->cache;
@@ -675,6 +692,18 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
         tr_prov_incref(e->prov);
         return 1;
     }
+    return serve_resolved(e, obj, name, out);
+}
+
+/* tr_cache_serve past the memo: entry e of obj (its guard just passed, its memo could
+ * not answer) re-resolved, compared, memoised when that ran no user code. 1 with *out
+ * (new references: the live value, the remembered record), or -1 with ProvenanceError
+ * "out of sync" (or another error) and *out untouched. obj and name borrowed. Apart
+ * (never inlined) so that tr_attr_load_fast's calls keep its coverage. */
+static __attribute__((noinline)) int serve_resolved(CacheEntry *e, TrValue obj, PyObject *name,
+                                                    TrValue *out)
+{
+    PyObject *now;
     CacheMemo memo;
     int memoise = !e->checked && memo_prepare(e, obj.obj, &memo);
     int err;
@@ -695,6 +724,62 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     *out = tr_value_new(now, e->prov);
     tr_prov_incref(e->prov);
     return 1;
+}
+
+/* LOAD_ATTR in one call (tr_attr.h), no fault on, for an exact str name once
+ * tr_attr_ready has run: what tr_attr_get, tr_cache_serve and run_frame's LOAD_ATTR do,
+ * the same tests in the same order, each check still comparing against its own memo;
+ * only the call layers between them are gone. A hit (answered by the entry's memo,
+ * else by serve_resolved, tr_cache_serve's own tail) records its "[cached]" line inline
+ * (tr_trace_name_fast) and asks the traced-mode oracle (tr_provcheck_traced_hit inline,
+ * else tr_provcheck_traced). No entry, or one that fails its checks (dropped, as
+ * tr_cache_serve drops it), resolves at once (tr_attr_get_resolve: tr_attr_get after
+ * its lookup answered 0), then the oracle. A fault, a name that is not an exact str,
+ * tr_attr_ready not run: 0 before any effect, and tr_attr_get decides as before. Returns 1 with *out
+ * (new references: the value, its record), or -1 with an exception set (*out
+ * released). obj and name borrowed. Out of coverage: the oracle's memo hits depend on
+ * earlier calls; the resolution's own branches stay in tr_attr_get_resolve's coverage,
+ * and whether a load was taken here (decided by this call's own history) in
+ * run_frame's branch on the result. */
+TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
+{
+    TrCache *c = run->cache;
+    if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
+        return 0;
+    Py_ssize_t i = cache_find(c, obj.obj, name);
+    if (i >= 0) {
+        CacheEntry *e = &c->entries[i];
+        if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
+            !guard_holds(e, obj.obj)) {
+            cache_remove(c, i);
+        }
+        else {
+            PyObject *now = memo_hit(e, obj.obj);
+            if (now != NULL) {
+                *out = tr_value_new(Py_NewRef(now), e->prov);
+                tr_prov_incref(e->prov);
+            }
+            else if (serve_resolved(e, obj, name, out) < 0) {
+                return -1;
+            }
+            if (run->trace != NULL &&
+                !tr_trace_name_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL, out) &&
+                tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
+                goto error;
+            goto check;
+        }
+    }
+    if (tr_attr_get_resolve(run, obj, name, out) < 0)
+        return -1;
+check:
+    if (tr_provcheck_on &&
+        (out->obj == NULL || !tr_provcheck_traced_hit(obj.obj, name, out->obj)) &&
+        tr_provcheck_traced(obj.obj, name, out->obj, TR_PC_LOAD_ATTR, out->prov) < 0)
+        goto error;
+    return 1;
+error:
+    tr_value_clear(out);
+    return -1;
 }
 
 int tr_cache_reconcile(TrRun *run, TrValue objv, PyObject *name, TrValue *fresh)

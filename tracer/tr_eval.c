@@ -184,6 +184,26 @@ static TrProv *prov_op(TrProvKind kind, TrProv *a, TrProv *b, const char *sym, i
     return mkprov(kind, a, b, name, index);
 }
 
+/* BINARY_OP's record: prov_op's, the symbol's str found by oparg in an array (interned,
+ * kept for the process, as prov_op keeps its symbols' strs) instead of by prov_op's
+ * search of the symbols made so far, ~15 instructions of every arithmetic operator.
+ * Borrows a and b (counted by the record); NULL with no exception, as prov_op. */
+static TrProv *prov_binop(TrProv *a, TrProv *b, int oparg)
+{
+    static PyObject *strs[26];
+    if (oparg < 0 || oparg >= 26)
+        return prov_op(TR_PROV_BINOP, a, b, "?", oparg);
+    if (strs[oparg] == NULL) {
+        PyObject *s = PyUnicode_InternFromString(binop_symbols[oparg]);
+        if (s == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        strs[oparg] = s;   /* the process's reference */
+    }
+    return mkprov(TR_PROV_BINOP, a, b, strs[oparg], oparg);
+}
+
 /* CALL_FUNCTION_EX: flattens callargs (a tuple) and kwargs (a dict) into a vector
  * and calls through tr_call. */
 static int call_ex(TrRun *run, TrValue func, TrValue callargs, TrValue kwargs, TrValue *out)
@@ -467,6 +487,11 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
      * whole of this frame's run: run->rec is set for the jit call's whole tr_call, and
      * the depth callees raise is restored when they return. */
     const int recording = run->rec != NULL && run->depth == 1;
+    /* The recorder's tests that hold for this whole run of the frame (tr_reuse.h, quick):
+     * the recorded code is this frame's and no fault is on (run->faults is set once per
+     * run, before the call). */
+    const int rec_quick = recording && run->faults == 0 &&
+                          (PyObject *)co == run->rec->trace->code;
     if (throwing)
         goto error;
 
@@ -491,9 +516,9 @@ dispatch:
     op_counts[op]++;
     if (recording) {                           /* tr_reuse.h: trace reuse records the path */
         if ((op == TR_OP_LOAD_ATTR || op == TR_OP_LOAD_METHOD) && f->sp > 0)
-            tr_record_load_fast(run, f, (PyObject *)co, TOP(), here, op, oparg);
+            tr_record_load_fast(run, f, (PyObject *)co, rec_quick, TOP(), here, op, oparg);
         else
-            tr_record_step_fast(run, f, (PyObject *)co, here, op, oparg);
+            tr_record_step_fast(run, f, (PyObject *)co, rec_quick, here, op, oparg);
     }
     if (--run->budget < 0) {
         run->budget = 0;
@@ -773,8 +798,7 @@ dispatch:
         TrValue b = TOP(), a = SECOND();
         PyObject *r = tr_op_binary(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
-        TrProv *p = r == NULL ? NULL : prov_op(TR_PROV_BINOP, a.prov, b.prov,
-                                               oparg < 26 ? binop_symbols[oparg] : "?", oparg);
+        TrProv *p = r == NULL ? NULL : prov_binop(a.prov, b.prov, oparg);
         tr_op_pop(f, 2);           /* ceval's order: lhs, then rhs, also before an error */
         if (r == NULL)
             goto error;
@@ -1169,12 +1193,17 @@ dispatch:
     case TR_OP_LOAD_ATTR: {        /* (owner -- v) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = TOP(), v = {NULL, NULL};
-        if (tr_attr_get(run, owner, name, &v) < 0)
+        int hit = tr_attr_load_fast(run, owner, name, &v);   /* served, recorded, checked */
+        if (hit < 0)
             goto error;
-        if (tr_provcheck_on && tr_provcheck_traced(owner.obj, name, v.obj, TR_PC_LOAD_ATTR,
-                                                   v.prov) < 0) {
-            tr_value_clear(&v);
-            goto error;
+        if (!hit) {
+            if (tr_attr_get(run, owner, name, &v) < 0)
+                goto error;
+            if (tr_provcheck_on && tr_provcheck_traced(owner.obj, name, v.obj, TR_PC_LOAD_ATTR,
+                                                       v.prov) < 0) {
+                tr_value_clear(&v);
+                goto error;
+            }
         }
         TOP() = v;                 /* tr_attr_get recorded the load in the trace */
         tr_value_clear(&owner);

@@ -287,12 +287,11 @@ TR_NO_COVERAGE static int resolve_instance_memo(TrPcMemo *m, PyObject *owner, Py
  * owner address reused, resolves afresh or from a state that is provably the same.
  * The name is held (an exact str, no finaliser): a freed name's address reused by
  * another str must not match. */
-#define PC_TRACED_SLOTS 256
+#define PC_TRACED_SLOTS TR_PC_TRACED_SLOTS
 
-static struct {
-    PyObject *name;              /* strong exact str, or NULL */
-    TrPcMemo pc;
-} traced_memo[PC_TRACED_SLOTS];
+/* Its hit is also answered inline (tr_provcheck_traced_hit, tr_provcheck.h). */
+TrPcTracedSlot tr_pc_traced_memo[PC_TRACED_SLOTS];
+#define traced_memo tr_pc_traced_memo
 
 /* The first way (h) of (owner, name)'s set; the other is h ^ 1. Two ways: with one, two
  * loads of a loop whose (owner, name) fell in one slot took it from each other on
@@ -315,8 +314,13 @@ TR_HOT_INLINE int traced_fits(size_t k, PyObject *name, PyTypeObject *tp, unsign
  * fits (h, then h ^ 1); else a way claimed by the name (its memo resolves afresh);
  * else way h is claimed, what it held moving to h ^ 1 (whose memo is dropped). */
 /* The resolution from memo m, which fits owner (traced_fits): the type's part (not
- * checkable, or a slot read again), else the dict's version as memoised, else
- * (another dict version) resolve_instance_memo. Same contract as resolve_with_type. */
+ * checkable, or a slot read again), else the dict's version as memoised, else (another
+ * dict version: a store into the owner, another owner of the type) the key found by
+ * identity in an exact dict (tr_dict_find at the memo's hint, as the replay's
+ * tr_provcheck_step_fast finds it: what resolve_with_type's lookup finds, the dict
+ * coming first since the type's part has no data descriptor), memoised as
+ * resolve_instance_memo memoises it, else resolve_instance_memo. Same contract as
+ * resolve_with_type. */
 TR_HOT_INLINE int fitting_answer(TrPcMemo *m, PyObject *owner, PyObject *name,
                                  PyObject **found)
 {
@@ -325,9 +329,18 @@ TR_HOT_INLINE int fitting_answer(TrPcMemo *m, PyObject *owner, PyObject *name,
         return RS_UNKNOWN;
     if (m->ty.member != NULL)
         return resolve_member(owner, &m->ty, found);
-    if (dict_version(owner) == m->dict_ver) {
+    PyObject **dp = tr_dict_ptr(owner);
+    PyObject *d = dp != NULL ? *dp : NULL;
+    uint64_t ver = d != NULL && PyDict_Check(d) ? ((PyDictObject *)d)->ma_version_tag : 0;
+    if (ver == m->dict_ver) {
         *found = m->found;
         return m->rs;
+    }
+    if (ver != 0 && PyDict_CheckExact(d) && (*found = tr_dict_find(d, name, &m->hint)) != NULL) {
+        m->dict_ver = ver;
+        m->found = *found;
+        m->rs = RS_VALUE;
+        return RS_VALUE;
     }
     return resolve_instance_memo(m, owner, name, found);
 }
@@ -407,6 +420,10 @@ TR_NO_COVERAGE int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject
 {
     if (owner == NULL || value == NULL || !PyUnicode_CheckExact(name) || PyType_Check(owner))
         return check_load(NULL, owner, name, value, form, chain, -1, NULL, 0);
+    /* A LOAD_ATTR's passing memo hit: the inline test tr_attr_load_fast asks first, one
+     * implementation for both (oracle_memo_traced's faults reach it here). */
+    if (form == TR_PC_LOAD_ATTR && tr_provcheck_traced_hit(owner, name, value))
+        return 0;
     size_t i = traced_way(owner, name);
     PyTypeObject *tp = Py_TYPE(owner);
     unsigned int tag = valid_tag(tp);

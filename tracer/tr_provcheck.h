@@ -146,6 +146,62 @@ TR_HOT_INLINE int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObjec
     return tr_provcheck_step(s, owner, value, method);
 }
 
+/* ---- a traced load's memo hit, inline (tr_provcheck_traced's first branch) ---- */
+
+/* The traced calls' memo (tr_provcheck.c, resolve_traced): slots placed by (owner, name),
+ * two ways (h, h ^ 1), each claimed by a name (strong exact str, or NULL). */
+#define TR_PC_TRACED_SLOTS 256
+typedef struct {
+    PyObject *name;
+    TrPcMemo pc;
+} TrPcTracedSlot;
+extern TrPcTracedSlot tr_pc_traced_memo[TR_PC_TRACED_SLOTS];
+
+/* 1 when tr_provcheck_traced(owner, name, value, TR_PC_LOAD_ATTR, chain) would find its
+ * memo fitting and the load passing (counted as checked, as there); else 0 and nothing
+ * done: the caller calls tr_provcheck_traced, which asks again. The same tests in the
+ * same order as tr_provcheck_traced and fitting_answer: an instance (not a class), a
+ * way of (owner, name)'s set claimed by name with the owner's type and its valid tag,
+ * then a slot read again at its offset, or the instance dict at the memoised version
+ * with a found value; the value found must be the one the call used. The caller
+ * ensures owner and value are not NULL and name is an exact str. Owner, name and value
+ * borrowed; no reference taken. Callers are out of coverage (hits depend on earlier
+ * calls and on addresses). */
+TR_HOT_INLINE int tr_provcheck_traced_hit(PyObject *owner, PyObject *name, PyObject *value)
+{
+    if (PyType_Check(owner))
+        return 0;
+    PyTypeObject *tp = Py_TYPE(owner);
+    unsigned int tag = tr_pc_valid_tag(tp);
+    if (tag == 0)
+        return 0;
+    size_t i = tr_pair_slot(owner, name, TR_PC_TRACED_SLOTS);
+    const TrPcTracedSlot *s = &tr_pc_traced_memo[i];
+    if (s->name != name || s->pc.tag != tag || s->pc.type != tp) {
+        s = &tr_pc_traced_memo[i ^ 1];
+        if (s->name != name || s->pc.tag != tag || s->pc.type != tp)
+            return 0;
+    }
+    const TrPcMemo *m = &s->pc;
+    PyObject *found;
+    if (m->ty.unknown)
+        return 0;
+    if (m->ty.member != NULL) {
+        found = *(PyObject **)((char *)owner + m->ty.member->offset);
+        if (found == NULL && m->ty.member->type == T_OBJECT)
+            found = Py_None;
+    }
+    else {
+        if (tr_pc_dict_version(owner) != m->dict_ver || m->rs != RS_VALUE)
+            return 0;
+        found = m->found;
+    }
+    if (found == NULL || found != value)
+        return 0;
+    tr_provcheck_n_checked++;
+    return 1;
+}
+
 /* Adds "provcheck.checked", "provcheck.skipped", "provcheck.failures" to d. 0 or -1. */
 int tr_provcheck_stats(PyObject *d);
 void tr_provcheck_reset(void);

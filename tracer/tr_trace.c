@@ -12,48 +12,11 @@
  * The text is what the eager formatting produced before: the serial, the description,
  * and for a result "-> type provenance". */
 #include "tr_core.h"
+#include "tr_trace_int.h"
 
 /* A runaway loop would record millions of lines: beyond this many only a count is
  * kept, and the text ends with "... N more operations". */
 #define TR_TRACE_MAX_LINES 20000
-
-/* One line. Its text is, with each part present only when set:
- *     serial op[ cname][ name | " in " name][ " in " co_qualname " line " N]post post2
- *     [" -> " tname " " repr(prov)]
- * (the separator before cname/name is omitted when op is NULL). */
-typedef struct {
-    const char *op;          /* static, or NULL */
-    const char *post;        /* static, or NULL */
-    const char *post2;       /* static, or NULL */
-    PyObject *name;          /* owned exact str, or NULL */
-    PyCodeObject *code;      /* owned, RAISE lines only: " in qualname line N" */
-    TrProv *prov;            /* owned, the result's provenance (may be NULL) */
-    uint32_t cname;          /* arena offset + 1 of a copied C string, 0: none */
-    uint32_t tname;          /* arena offset + 1 of the result's type name, 0: no result */
-    int lasti;               /* with code */
-} TrEntry;
-
-/* Result types repeat (int, str, method, the program's classes): their names are
- * copied once per trace. A type is recognised by address and version tag together:
- * CPython never hands out a tag twice and renaming a type resets its tag, so a dead
- * type's address reused by another, or a renamed type, is a miss, never a stale name.
- * Two ways per set (slots h and h ^ 1): with one, two types of a loop whose addresses
- * fell in one slot evicted each other on every line (slots_chain under callgrind: two
- * lines in three copied their type name again). */
-#define TR_TNAME_CACHE 32
-
-struct TrTrace {
-    struct {
-        PyTypeObject *type;  /* not owned: compared, never dereferenced */
-        unsigned int tag;
-        uint32_t name;       /* arena offset + 1 */
-    } tnames[TR_TNAME_CACHE];
-    TrEntry *entries;        /* owned array, nentries used */
-    Py_ssize_t nentries, capentries;
-    char *arena;             /* copied C strings, NUL-terminated each */
-    size_t arenalen, arenacap;
-    uint64_t serial;         /* operations recorded, including dropped ones */
-};
 
 /* One released trace kept with its arrays for the next call: a traced call keeps its
  * trace until the next one ends, so two alternate and their entries and arena are
@@ -126,19 +89,6 @@ TR_NO_COVERAGE static uint32_t arena_copy(TrTrace *t, const char *s)
     uint32_t off = (uint32_t)t->arenalen + 1;
     t->arenalen += n;
     return off;
-}
-
-/* The tnames slot of tp (whose valid tag is tag), or -1: h or h ^ 1. Always inline:
- * its answer depends on addresses, and its callers are out of coverage. */
-TR_HOT_INLINE int tname_find(const TrTrace *t, PyTypeObject *tp, unsigned int tag)
-{
-    size_t h = ((uintptr_t)tp >> 4) % TR_TNAME_CACHE;
-    if (t->tnames[h].type == tp && t->tnames[h].tag == tag)
-        return (int)h;
-    h ^= 1;
-    if (t->tnames[h].type == tp && t->tnames[h].tag == tag)
-        return (int)h;
-    return -1;
 }
 
 /* The arena offset + 1 of tp's name (copied or found in tnames), 0 with MemoryError. */
@@ -252,43 +202,20 @@ int tr_trace_record(TrRun *run, const char *what, const TrValue *result)
 }
 
 /* The most frequent line (every attribute load and store, calls, globals): record()'s
- * work in one call, each field written once, the common cases first (an exact str
- * name, a result whose type name is in tnames, room for the line); the rest is
- * record() itself. Out of coverage like next_entry and type_name, whose branches it
- * takes (they depend on earlier lines and on addresses). */
+ * work in one call, the common cases (an exact str name, a result whose type name is in
+ * tnames, room for the line) written inline by tr_trace_name_fast (tr_trace_int.h, which
+ * tr_attr_load_fast calls itself); the rest is record() itself. name and result
+ * borrowed; the line takes its own references (the name, the result's record). Out of
+ * coverage like next_entry and type_name, whose branches it takes (they depend on
+ * earlier lines and on addresses). */
 TR_NO_COVERAGE int tr_trace_record_name(TrRun *run, const char *op, PyObject *name,
                                         const char *post, const char *post2,
                                         const TrValue *result)
 {
     TrTrace *t = run->trace;
-    if (t == NULL)
+    if (t == NULL || tr_trace_name_fast(t, op, name, post, post2, result))
         return 0;
-    PyTypeObject *tp = result != NULL && result->obj != NULL ? Py_TYPE(result->obj) : NULL;
-    int k = -1;
-    if (t->nentries >= t->capentries || (name != NULL && !PyUnicode_CheckExact(name)) ||
-        (tp != NULL && (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ||
-                        tp->tp_version_tag == 0 ||
-                        (k = tname_find(t, tp, tp->tp_version_tag)) < 0)))
-        return record(run, op, NULL, name, NULL, 0, post, post2, result);
-    t->serial++;
-    if (result != NULL && result->prov != NULL && result->prov->serial == 0)
-        result->prov->serial = t->serial;
-    TrEntry *e = &t->entries[t->nentries++];
-    e->op = op;
-    e->post = post;
-    e->post2 = post2;
-    e->name = Py_XNewRef(name);
-    e->code = NULL;
-    e->prov = NULL;
-    e->cname = 0;
-    e->tname = 0;
-    e->lasti = 0;
-    if (tp != NULL) {
-        e->tname = t->tnames[k].name;
-        e->prov = result->prov;
-        tr_prov_incref(e->prov);
-    }
-    return 0;
+    return record(run, op, NULL, name, NULL, 0, post, post2, result);
 }
 
 int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObject *in,

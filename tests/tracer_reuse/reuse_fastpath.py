@@ -35,11 +35,15 @@ state a shortcut skips changes and the shortcut does not notice.
                       serves stale, must raise ProvenanceError in the next traced call
                       (without the fault: quiet, and equal to eager); checked to fail with
                       the memo (resolve_traced's hit or resolve_instance_memo) ignoring the
-                      dict version or the type tag
+                      dict version or the type tag, and with tr_provcheck_traced_hit (the
+                      inline hit tr_provcheck_traced asks first, and tr_attr_load_fast)
+                      ignoring the dict version
   record_inline       the recorder's plain steps inline (tr_record_step_fast): an opcode the
                       replayer does not execute (UNPACK_SEQUENCE) still makes the trace
                       unreusable, and under skip_getter_on_replay (which looks at every
-                      step) the fault still shows (eager and jit differ)
+                      step) the fault still shows (eager and jit differ); also checked to
+                      fail with run_frame's rec_quick (the no-fault and same-code tests
+                      asked once per frame run) ignoring the faults
   cache_name_text     the attribute cache compares names by pointer, then as interned
                       strs, then by text: a store through an equal name built at run time
                       (not interned) is the same name: eager and jit agree, and under
@@ -113,7 +117,8 @@ state a shortcut skips changes and the shortcut does not notice.
                       caches grow past 64 entries, clear at the 256-entry cap, and a jit
                       called inside a traced call (two caches alive at once) agree with
                       eager and keep their "[cached]" lines; the names of remembered
-                      values' types in "out of sync" messages: a static type's by address
+                      values' types in "out of sync" messages: a static type kept by address and
+                      named only for the message
                       (itertools.count is "count"), a heap type's copied (checked to fail
                       with the arrays handed to two caches at once, and with tp_name for
                       _PyType_Name)
@@ -139,6 +144,15 @@ state a shortcut skips changes and the shortcut does not notice.
                       a table of the general kind), and an owner stored into on every
                       iteration; between calls the dicts are swapped for reordered ones:
                       values as eagerly, no ProvenanceError
+  oracle_dict_find    the traced-mode oracle's memo, its dict version moved (tr_provcheck.c
+                      fitting_answer): the key found by identity at the memo's hint
+                      (tr_dict_find), as the replay's oracle finds it. dict_find's program
+                      (owners whose dicts hold the key at other entries, a hole, an equal
+                      key that is not the name, a general table, an owner stored into on
+                      every iteration) in traced calls only (a fresh jit each), the dicts
+                      swapped between calls: values as eagerly, no ProvenanceError, loads
+                      checked. Checked to fail with the memo's old value answered when
+                      the key is found
   binary_same_type    BINARY_OP's +, -, * on two exact ints or two exact floats call
                       the type's slot directly: an int subclass with its own __add__ /
                       __radd__ / __sub__ / __rsub__ / __mul__ / __rmul__ on either side,
@@ -153,6 +167,25 @@ state a shortcut skips changes and the shortcut does not notice.
                       rebound in a loop; results and LOG
                       as eagerly (keywords out of parameter order are released in
                       another order than eagerly's, before this pass too: left alone)
+  cached_load         LOAD_ATTR in one call (tr_cache.c tr_attr_load_fast: the cache's
+                      entry, its guard and memo or its first re-resolution, the "[cached]"
+                      line, or the resolution when there is no usable entry; the traced-mode
+                      oracle; taken only without faults): traced calls of loops that load instance
+                      dict entries of an owner stored into on every iteration (its
+                      other entries' guards fail on the dict version), slots (a slot
+                      stored, an object without weak references), class attributes,
+                      alternating owners and a chain; each call's result, last_trace()
+                      text and oracle counts (provcheck.checked/skipped) are those of the
+                      same call through tr_attr_get (a fault that touches none of these
+                      loads, cached_property_recomputed, turns the one-call path off),
+                      and "[cached]" lines are there. Checked to fail with the entry's
+                      guard left out, with the oracle's call left out, and with the
+                      trace line's mark changed
+  binop_record        BINARY_OP's provenance record names its operator by a str found by
+                      oparg (tr_eval.c prov_binop): each of the 26 operators (13 binary, 13
+                      in-place) on two inputs, stored into an attribute, its STORE_ATTR line
+                      shows "INPUT[1] op INPUT[2]", in two traced calls (the strs made, then
+                      reused). Checked to fail with the neighbouring operator's str
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1066,6 +1099,35 @@ def dict_find():
     return ok
 
 
+def oracle_dict_find():
+    ns_e, ns_j = fresh(FIND_SRC), fresh(FIND_SRC)
+    args_e, args_j = ns_e["make"](), ns_j["make"]()
+    ok = True
+    checked = 0
+    for k, step in enumerate(["call"] * 4 + ["reorder"] + ["call"] * 3):
+        if step == "reorder":
+            ns_e["reorder"](*args_e)
+            ns_j["reorder"](*args_j)
+            continue
+        eager = ns_e["program"](*args_e)
+        before = tfjit.stats()
+        try:
+            traced = tfjit.jit(ns_j["program"])(*args_j)
+        except tfjit.ProvenanceError as e:
+            traced = ("ProvenanceError", str(e))
+        d = stats_delta(before)
+        checked += d.get("provcheck.checked", 0)
+        if traced != eager or d.get("replays", 0):
+            print(f"FAIL oracle_dict_find: call {k}: {traced} (eager {eager}), {d}")
+            ok = False
+    if ok and checked == 0:
+        print("FAIL oracle_dict_find: no load checked")
+        ok = False
+    if ok:
+        print(f"ok   oracle_dict_find: {checked} loads checked")
+    return ok
+
+
 BINARY_SRC = """
 LOG = []
 class MyInt(int):
@@ -1586,6 +1648,158 @@ def method_shadow():
     return ok
 
 
+CACHED_LOAD_SRC = {
+    "store_other": """
+class P:
+    def __init__(self):
+        self.x = 3
+        self.y = 4
+        self.n = 0
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(12):
+        t += p.x * p.y + p.n
+        p.n = i            # moves the dict version: x's and y's entries fail their guard
+        t += p.x - p.y
+    return t
+""",
+    "slots": """
+class V:
+    __slots__ = ("a", "b")
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+class W:
+    __slots__ = ("a", "b", "__weakref__")
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+def make():
+    return (V(1, 2), W(5, 6))
+def program(v, w):
+    t = 0
+    for i in range(12):
+        t += v.a + v.b + w.a * w.b
+        if i % 3 == 0:
+            v.b = v.b + 1   # a slot stored: its entry forgotten, the other kept
+        t += v.a - v.b
+    return t
+""",
+    "class_attr": """
+class Base:
+    k = 7
+    m = 2
+class C(Base):
+    m = 3
+    def __init__(self):
+        self.z = 1
+def make():
+    return (C(), Base())
+def program(c, b):
+    t = 0
+    for i in range(12):
+        t += c.k * c.m + b.k + b.m + c.z
+        t += c.k + b.m
+    return t
+""",
+    "owners": """
+class P:
+    def __init__(self, x):
+        self.x = x
+        self.inner = self
+class S:
+    __slots__ = ("x",)
+    def __init__(self, x):
+        self.x = x
+def make():
+    return ([P(1), P(2), P(3)], [S(4), S(5)])
+def program(ps, ss):
+    t = 0
+    for i in range(12):
+        p = ps[i % 3]
+        s = ss[i % 2]
+        t += p.x + p.inner.x + p.inner.inner.x + s.x
+        t += p.x * s.x
+    return t
+""",
+}
+
+
+def cached_load_run(src, faults):
+    tfjit.set_faults(faults)
+    try:
+        ns = fresh(src)
+        args = tuple(ns["make"]())
+        before = tfjit.stats()
+        r = tfjit.jit(ns["program"])(*args)
+        delta = stats_delta(before)
+        text = tfjit.last_trace()
+    finally:
+        tfjit.set_faults("")
+    counts = {k: delta.get(k, 0) for k in ("provcheck.checked", "provcheck.skipped",
+                                           "provcheck.failures")}
+    return r, text, counts, ns["program"](*tuple(fresh(src)["make"]()))
+
+
+def cached_load():
+    ok = True
+    for k, src in CACHED_LOAD_SRC.items():
+        r1, text1, c1, eager = cached_load_run(src, "")
+        r2, text2, c2, _ = cached_load_run(src, "cached_property_recomputed")
+        cached = text1.count("[cached]")
+        why = []
+        if r1 != eager or r2 != eager:
+            why.append(f"results {r1} / {r2}, eager {eager}")
+        if text1 != text2:
+            a, b = text1.splitlines(), text2.splitlines()
+            d = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+            why.append(f"traces differ at line {d}: {a[d:d + 1]} vs {b[d:d + 1]}")
+        if c1 != c2:
+            why.append(f"oracle counts {c1} vs {c2}")
+        if cached == 0:
+            why.append("no [cached] line")
+        good = not why
+        print(("ok   " if good else "FAIL ") + f"cached_load.{k}: {cached} cached lines, "
+              f"oracle {c1}" + ("" if good else "; " + "; ".join(why)))
+        ok = ok and good
+    return ok
+
+
+BINOPS = ["+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^"]
+
+
+def binop_record():
+    lines = ["class O:", "    pass", "class M(int):",
+             "    def __matmul__(self, o):", "        return 1",
+             "    def __imatmul__(self, o):", "        return 2",
+             "def program(o, a, b):"]
+    for i, op in enumerate(BINOPS):
+        lines.append(f"    o.r{i} = a {op} b")
+    for i, op in enumerate(BINOPS):
+        lines += [f"    c = a", f"    c {op}= b", f"    o.s{i} = c"]
+    lines.append("    return 0")
+    src = "\n".join(lines) + "\n"
+    ok = True
+    for call in range(2):
+        ns = fresh(src)
+        tfjit.jit(ns["program"])(ns["O"](), ns["M"](6), ns["M"](3))
+        text = tfjit.last_trace()
+        want = [f"STORE_ATTR r{i} via inst_dict -> " for i in range(len(BINOPS))]
+        bad = []
+        for i, op in enumerate(BINOPS):
+            for attr, sym in ((f"r{i}", op), (f"s{i}", op + "=")):
+                line = next((l for l in text.splitlines() if f"STORE_ATTR {attr} " in l), "")
+                if not line.endswith(f" INPUT[1] {sym} INPUT[2]"):
+                    bad.append((attr, sym, line))
+        good = not bad and len(want) == 13
+        print(("ok   " if good else "FAIL ") + f"binop_record.call{call}: {len(bad)} wrong "
+              f"{bad[:3]}")
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -1593,7 +1807,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   class_rebind_inline, dict_layouts, fused_load,
                                   hoisted_guard, falls_on, cache_memo, trace_tnames,
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
-                                  dict_find, binary_same_type, call_release]}
+                                  dict_find, binary_same_type, call_release, cached_load,
+                                  oracle_dict_find, binop_record]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
