@@ -132,6 +132,13 @@ typedef struct {
                                     1 no, 2 yes */
     int dict_hint;               /* the dict key guard's tr_dict_find hint (tr_core.h):
                                     where the key was in the last dict that held it */
+    /* The replay's hoisted oracle check (tr_replay.c, provcheck_hoisted): the owner, its
+     * type and the value the provenance oracle last passed for this entry, and the
+     * replay epoch it passed in (0: none). All compared only, never dereferenced. */
+    PyObject *pc_owner;
+    PyTypeObject *pc_type;
+    PyObject *pc_value;
+    uint64_t pc_epoch;
 } TrAttrStep;
 
 /* One recorded instruction of the top-level frame. */

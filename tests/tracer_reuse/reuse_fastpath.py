@@ -153,6 +153,18 @@ state a shortcut skips changes and the shortcut does not notice.
                       rebound in a loop; results and LOG
                       as eagerly (keywords out of parameter order are released in
                       another order than eagerly's, before this pass too: left alone)
+  oracle_hoist        the replay's hoisted oracle check (tr_replay.c provcheck_hoisted):
+                      a pass kept for an owner, its type and the value, in one replay
+                      epoch, stands for the next check of that entry. Under a fault
+                      that makes the replay load a stale class attribute (faults do
+                      not turn the hoist off): rebind_mid_loop, the attribute rebound
+                      by a call in the middle of a replayed loop (the same owner and
+                      value, the epoch moved), and other_owner, the attribute shadowed
+                      in the dict of the second of two owners a loop visits (the same
+                      value and epoch, another owner), must still raise
+                      ProvenanceError; without the fault both agree with eager.
+                      Checked to fail with the epoch, then the owner, left out of the
+                      hoist's test
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1586,6 +1598,80 @@ def method_shadow():
     return ok
 
 
+ORACLE_HOIST = {
+    # One owner: its class attribute approved in iterations 0-2, then rebound by a call
+    # (armed by change) after the load of iteration 2; iteration 3 loads it again from
+    # the same owner with the epoch moved.
+    "rebind_mid_loop": ("stale_guard_class_attr", """
+ARM = []
+class C:
+    k = 1000
+def poke(i):
+    if ARM:
+        C.k = 2000 + i
+def make():
+    return (C(),)
+def program(c):
+    s = 0
+    for i in range(5):
+        s = s + c.k
+        if i == 2:
+            poke(i)
+    return s
+def change(c):
+    ARM.append(1)
+""", "INPUT[0].k via class_attr"),
+    # Two owners of one class visited in one epoch (a list iterator, plain adds): the
+    # second's dict shadows the class attribute after the warm replays.
+    "other_owner": ("dict_shadow_unguarded", """
+class C:
+    k = 1000
+def make():
+    a, b = C(), C()
+    return ([a, b, a, b],)
+def program(items):
+    s = 0
+    for o in items:
+        s = s + o.k
+    return s
+def change(items):
+    items[1].__dict__["k"] = 7
+""", ".k via class_attr"),
+}
+
+
+def oracle_hoist():
+    ok = True
+    for name, (fault, src, chain) in ORACLE_HOIST.items():
+        good, msg = oracle_case(name, fault, src, chain)
+        print(("ok   " if good else "FAIL ") + f"oracle_hoist.{name} ({fault}): {msg}")
+        ok = ok and good
+        ns = fresh(src)
+        args = tuple(ns["make"]())
+        f = tfjit.jit(ns["program"])
+        for _ in range(4):
+            f(*args)
+        ns["change"](*args)
+        try:
+            r = f(*args)
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL oracle_hoist.{name} without the fault: {e}")
+            ok = False
+            continue
+        eager_ns = fresh(src)            # the same sequence eagerly, in a world of its own
+        eager_args = tuple(eager_ns["make"]())
+        for _ in range(4):
+            eager_ns["program"](*eager_args)
+        eager_ns["change"](*eager_args)
+        e = eager_ns["program"](*eager_args)
+        if r != e:
+            print(f"FAIL oracle_hoist.{name} without the fault: {r} != {e}")
+            ok = False
+        else:
+            print(f"ok   oracle_hoist.{name} without the fault: {r}")
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -1593,7 +1679,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   class_rebind_inline, dict_layouts, fused_load,
                                   hoisted_guard, falls_on, cache_memo, trace_tnames,
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
-                                  dict_find, binary_same_type, call_release]}
+                                  dict_find, binary_same_type, call_release,
+                                  oracle_hoist]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
