@@ -884,6 +884,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
              * only an entry whose next load may find the epoch unmoved (hoist_sites) */
             int calm = fused || fused_kind(a, op);
             int hoists = a->calm == 3;
+            PyObject *r;
             if (!hoists || a->hoist_owner != owner || a->hoist_epoch != epoch) {
                 g = tr_guard_check_fast(a, owner, st->faults);
                 /* the epoch read before the check: one the check moved (a dict
@@ -892,6 +893,22 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                     a->hoist_owner = owner;
                     a->hoist_epoch = epoch;
                 }
+            }
+            else if (a->pc_epoch == epoch && a->pc_owner == owner &&
+                     a->pc_type == Py_TYPE(owner)) {
+                /* Hoisted in full (no fault on: the guards hoist only then): the
+                 * guards and the oracle passed for this owner in this epoch, the
+                 * oracle for the value pc_value, so the dict, slot or class
+                 * attribute the load reads holds it still; the oracle's check stands
+                 * as provcheck_hoisted's (counted). The oracle was on in this epoch
+                 * (it passed), and only Python code (tfjit.set_checks) turns it off,
+                 * which moves the epoch. */
+                tr_provcheck_n_checked++;
+                r = a->pc_value;
+                if (op == TR_OP_LOAD_METHOD && a->kind == TR_AK_METHOD)
+                    goto method_push;      /* r is a->descr, the function checked */
+                Py_INCREF(r);
+                goto load_push;
             }
             if (g >= 0) {
                 if (fused)
@@ -908,6 +925,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                         PUSH_OBJ(Py_NewRef(owner));
                     goto error;
                 }
+            method_push:
                 if (fused) {
                     PUSH_OBJ(Py_NewRef(a->descr));
                     PUSH_OBJ(Py_NewRef(owner));
@@ -919,7 +937,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             if (!calm)
                 tr_replay_epoch++;         /* a getter, __get__, __getattr__ may run */
-            PyObject *r = replay_load(st, a, owner);
+            r = replay_load(st, a, owner);
             if (r != NULL && tr_provcheck_on && provcheck_hoisted(a, owner, r, 0, hoists) < 0)
                 Py_CLEAR(r);
             if (r == NULL) {
@@ -927,6 +945,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                     PUSH_OBJ(Py_NewRef(owner));
                 goto error;
             }
+        load_push:
             if (fused) {
                 if (op == TR_OP_LOAD_METHOD)
                     PUSH_OBJ(NULL);

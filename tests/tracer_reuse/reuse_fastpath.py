@@ -164,7 +164,12 @@ state a shortcut skips changes and the shortcut does not notice.
                       value and epoch, another owner), must still raise
                       ProvenanceError; without the fault both agree with eager.
                       Checked to fail with the epoch, then the owner, left out of the
-                      hoist's test
+                      hoist's test. checks_off: a load hoisted in full (guards and
+                      oracle passed for the owner in the epoch: the value the oracle
+                      passed is reused) after a call turned the oracle off and stored
+                      the attribute: the next loads must read the new value, as
+                      eagerly (checked to fail with the epoch of the oracle's pass
+                      left out of the full hoist's test)
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -1640,8 +1645,56 @@ def change(items):
 }
 
 
+CHECKS_OFF_SRC = """
+import tfjit
+ARM = []
+class C:
+    def __init__(self):
+        self.x = 1
+def flip(c):
+    if ARM:
+        tfjit.set_checks(False)
+        c.x = 100
+def make():
+    return (C(),)
+def program(c):
+    s = 0
+    for i in range(6):
+        s = s + c.x
+        if i == 2:
+            flip(c)
+    return s
+"""
+
+
+def oracle_hoist_checks_off():
+    was = tfjit.checks()
+    tfjit.set_checks(True)
+    try:
+        ns = fresh(CHECKS_OFF_SRC)
+        args = tuple(ns["make"]())
+        f = tfjit.jit(ns["program"])
+        warm = [f(*args) for _ in range(4)]
+        ns["ARM"].append(1)
+        r = f(*args)
+    finally:
+        tfjit.set_checks(was)
+    eager_ns = fresh(CHECKS_OFF_SRC)
+    eager_args = tuple(eager_ns["make"]())
+    for _ in range(4):
+        eager_ns["program"](*eager_args)
+    eager_ns["ARM"].append(1)
+    try:
+        e = eager_ns["program"](*eager_args)
+    finally:
+        tfjit.set_checks(was)
+    good = r == e and warm == [6] * 4
+    print(("ok   " if good else "FAIL ") + f"oracle_hoist.checks_off: {r} (eager {e}), warm {warm}")
+    return good
+
+
 def oracle_hoist():
-    ok = True
+    ok = oracle_hoist_checks_off()
     for name, (fault, src, chain) in ORACLE_HOIST.items():
         good, msg = oracle_case(name, fault, src, chain)
         print(("ok   " if good else "FAIL ") + f"oracle_hoist.{name} ({fault}): {msg}")
