@@ -583,6 +583,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     for (i = 0; i < t->nsteps; i++) {
         TrStep *s = &t->steps[i];
         int op = s->op, oparg = s->oparg;
+        /* here and op are not read once the step's case has run: the error and exit
+         * paths read s->offset and s->op (the same values), so that neither must
+         * live through the case's calls (clang kept both in callee-saved registers
+         * and spilled the loop's own state instead: 2-4% of a replayed call). */
         int here = f->lasti = s->offset;
         next = here + 1 + op_caches[op];
         int jumped = 0;
@@ -915,7 +919,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                     PUSH_OBJ(Py_NewRef(owner));
                 exit_reason = TR_EXIT_GUARD;
                 guard_kind = g;
-                next = prefix_start(f, here);
+                next = prefix_start(f, s->offset);
                 goto exit;
             }
             if (op == TR_OP_LOAD_METHOD && a->kind == TR_AK_METHOD) {
@@ -1003,7 +1007,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             int pyfunc = PyFunction_Check(callable);
             if (!pyfunc && tr_is_frame_call(callable, nargs)) {
                 exit_reason = TR_EXIT_FRAME_CALL;
-                next = prefix_start(f, here);
+                next = prefix_start(f, s->offset);
                 goto exit;
             }
             f->kwnames = NULL;
@@ -1106,7 +1110,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         /* The step raised. Where the recorded path raised here too (its next step is
          * this frame's handler) the replay unwinds; else the tracer takes over. */
         tr_replay_epoch++;            /* the unwinding releases what the stack held */
-        f->lasti = here;
+        f->lasti = s->offset;
         if (!tr_exc_is_internal())
             tr_exc_add_traceback(f);
     unwind: {
@@ -1114,7 +1118,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         tr_replay_epoch++;
         if (tr_exc_is_internal())
             return -1;
-        if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti)) {
+        if (!tr_exc_find_handler(co, s->offset, &handler, &level, &push_lasti)) {
             if (i + 1 == t->nsteps) {
                 tr_stat_add(TR_STAT_REPLAYS_DONE);
                 return -1;            /* the trace ended with this exception too */
@@ -1137,7 +1141,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
          * tracer's own RAISE path must not add one: resume at the handler). */
         {
             int handler, level, push_lasti;
-            if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti)) {
+            if (!tr_exc_find_handler(co, s->offset, &handler, &level, &push_lasti)) {
                 tr_stat_side_exit(TR_EXIT_EXCEPTION, -1);
                 return -1;            /* propagates out of the frame, as in the tracer */
             }
@@ -1156,12 +1160,12 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         if (i + 1 < t->nsteps && (t->steps[i + 1].offset == next ||
                                   t->steps[i + 1].offset == skip_prefixes(f, next)))
             continue;
-        exit_reason = jumped || op == TR_OP_FOR_ITER || op == TR_OP_JUMP_IF_FALSE_OR_POP ||
-                              op == TR_OP_JUMP_IF_TRUE_OR_POP ||
-                              (op >= TR_OP_POP_JUMP_FORWARD_IF_FALSE &&
-                               op <= TR_OP_POP_JUMP_FORWARD_IF_TRUE) ||
-                              op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
-                              op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE
+        exit_reason = jumped || s->op == TR_OP_FOR_ITER || s->op == TR_OP_JUMP_IF_FALSE_OR_POP ||
+                              s->op == TR_OP_JUMP_IF_TRUE_OR_POP ||
+                              (s->op >= TR_OP_POP_JUMP_FORWARD_IF_FALSE &&
+                               s->op <= TR_OP_POP_JUMP_FORWARD_IF_TRUE) ||
+                              s->op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
+                              s->op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE
                           ? TR_EXIT_BRANCH : TR_EXIT_OTHER;
         goto exit;
     }
