@@ -515,8 +515,10 @@ static int moves_epoch(int op)
  * entry that is not calm). Elsewhere the epoch has always moved by the next load of
  * the entry, so a hoist kept for it never serves: such an entry keeps none (no
  * bookkeeping per load; class_methods' loads are all separated by calls). Only a hint:
- * an entry marked may hoist or not, its loads are checked as the hoist's tests say. A
- * new reference of nothing; without memory for the walk every calm entry may hoist. */
+ * an entry marked may hoist or not, its loads are checked as the hoist's tests say.
+ * Takes and keeps no reference (reads the steps and entries, sets TrAttrStep.calm); its
+ * own array is freed before it returns; without memory for the walk (no exception set)
+ * every calm entry may hoist, as before this walk existed. */
 static void hoist_sites(TrRecTrace *t)
 {
     Py_ssize_t *last = PyMem_Malloc((size_t)(t->nattrs + 1) * sizeof(Py_ssize_t));
@@ -568,7 +570,11 @@ static void prepare(TrRecTrace *t, const TrFrame *f)
     t->prepared = 1;
 }
 
-/* Runs the steps over f. Returns 0 with *out (returned), or -1 with an exception. */
+/* Runs the steps over f. Returns 0 with *out (returned: the value's strong reference,
+ * handed to the caller), or -1 with an exception. f's values are f's (tr_frame_clear
+ * releases what is left); a load's owner is borrowed from the stack or a local, the
+ * entries' and memos' pointers (hoist_*, pc_*, dict_value) are borrowed or compared
+ * only. */
 static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t budget,
                         int max_depth, TrValue *out)
 {
