@@ -217,12 +217,47 @@ static int fused_kind_of(const TrAttrStep *s, int op)
     }
 }
 
-/* fused_kind_of, kept in the entry (an entry belongs to one instruction). */
+/* fused_kind_of, kept in the entry (an entry belongs to one instruction): calm 1 no,
+ * 2 yes, 3 yes and the entry's loads may hoist (prepare, hoist_sites). */
 TR_HOT_INLINE int fused_kind(TrAttrStep *s, int op)
 {
     if (s->calm == 0)
         s->calm = (unsigned char)(1 + fused_kind_of(s, op));
-    return s->calm == 2;
+    return s->calm >= 2;
+}
+
+/* The provenance oracle's check of entry a's load (tr_provcheck_step_fast, method as
+ * there), or its hoist: the oracle passed for this very owner (same address and type),
+ * this very value and entry in the current replay epoch (TrAttrStep.pc_*), so it would
+ * read the same state again and pass again. What the check reads (the owner's type and
+ * its version tag, the MRO's dicts, the instance dict and its version, a slot) changes
+ * only through user code, the replay's own stores or the release of an object that is
+ * not simple, and each of them moves the epoch first (see tr_replay_epoch); an object
+ * freed without moving it is a simple one, and an owner of another type at its address
+ * is checked in full. Counted as checked, as the check it stands for (the statistics
+ * stay those of a check per load). A pass is kept only when it was one (the oracle
+ * counted a check: not "not checkable") and moved no epoch (a dict materialised).
+ * Faults do not turn it off: it keeps a pass only for the state that passed. Owner and
+ * value borrowed; nothing taken. Returns 0, or -1 with the oracle's error set. */
+TR_HOT_INLINE int provcheck_hoisted(TrAttrStep *a, PyObject *owner, PyObject *value,
+                                    int method, int hoists)
+{
+    uint64_t epoch = tr_replay_epoch;
+    if (hoists && a->pc_epoch == epoch && a->pc_value == value && a->pc_owner == owner &&
+        a->pc_type == Py_TYPE(owner)) {
+        tr_provcheck_n_checked++;
+        return 0;
+    }
+    Py_ssize_t checked = tr_provcheck_n_checked;
+    if (tr_provcheck_step_fast(a, owner, value, method) < 0)
+        return -1;
+    if (hoists && tr_provcheck_n_checked != checked && tr_replay_epoch == epoch) {
+        a->pc_owner = owner;
+        a->pc_type = Py_TYPE(owner);
+        a->pc_value = value;
+        a->pc_epoch = epoch;
+    }
+    return 0;
 }
 
 TR_HOT_INLINE int int_or_float(PyObject *o)
@@ -444,6 +479,71 @@ static int may_jump(int op)
     }
 }
 
+/* The steps whose replay always moves the epoch (replay_frame's cases that move it
+ * unconditionally; those that move it only for some operands are left out). */
+static int moves_epoch(int op)
+{
+    switch (op) {
+    case TR_OP_LOAD_GLOBAL:
+    case TR_OP_DELETE_FAST:
+    case TR_OP_IS_OP:
+    case TR_OP_STORE_SUBSCR:
+    case TR_OP_DELETE_SUBSCR:
+    case TR_OP_BUILD_TUPLE:
+    case TR_OP_BUILD_LIST:
+    case TR_OP_BUILD_MAP:
+    case TR_OP_BUILD_CONST_KEY_MAP:
+    case TR_OP_BUILD_STRING:
+    case TR_OP_LIST_APPEND:
+    case TR_OP_LIST_EXTEND:
+    case TR_OP_GET_ITER:
+    case TR_OP_STORE_ATTR:
+    case TR_OP_DELETE_ATTR:
+    case TR_OP_PRECALL:
+    case TR_OP_KW_NAMES:
+    case TR_OP_CALL:
+    case TR_OP_MAKE_FUNCTION:
+    case TR_OP_FORMAT_VALUE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Which calm entries may hoist (calm 3): those with two loads on the recorded path
+ * with no step between them that always moves the epoch (moves_epoch, or a load of an
+ * entry that is not calm). Elsewhere the epoch has always moved by the next load of
+ * the entry, so a hoist kept for it never serves: such an entry keeps none (no
+ * bookkeeping per load; class_methods' loads are all separated by calls). Only a hint:
+ * an entry marked may hoist or not, its loads are checked as the hoist's tests say.
+ * Takes and keeps no reference (reads the steps and entries, sets TrAttrStep.calm); its
+ * own array is freed before it returns; without memory for the walk (no exception set)
+ * every calm entry may hoist, as before this walk existed. */
+static void hoist_sites(TrRecTrace *t)
+{
+    Py_ssize_t *last = PyMem_Malloc((size_t)(t->nattrs + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t era = 0;        /* steps that always move the epoch, so far */
+    for (Py_ssize_t k = 0; last != NULL && k < t->nattrs; k++)
+        last[k] = -1;
+    for (Py_ssize_t i = 0; i < t->nsteps; i++) {
+        TrStep *s = &t->steps[i];
+        if (s->op != TR_OP_LOAD_ATTR && s->op != TR_OP_LOAD_METHOD) {
+            era += moves_epoch(s->op);
+            continue;
+        }
+        TrAttrStep *a = &t->attrs[s->attr];
+        if (!fused_kind(a, s->op)) {
+            era++;             /* a getter may run: the epoch moves before it */
+            continue;
+        }
+        if (last == NULL || last[s->attr] == era)
+            a->calm = 3;
+        else if (last != NULL)
+            last[s->attr] = era;
+    }
+    PyMem_Free(last);
+}
+
 /* Before a trace's first replay: each step's path check answered once. A step that
  * never jumps always continues at its fall-through when it completes, so whether the
  * recorded path goes on there (the check after every step) is known from the steps
@@ -466,10 +566,15 @@ static void prepare(TrRecTrace *t, const TrFrame *f)
                     t->steps[i + 1].op == TR_OP_LOAD_METHOD) &&
                    fused_kind(&t->attrs[t->steps[i + 1].attr], t->steps[i + 1].op);
     }
+    hoist_sites(t);
     t->prepared = 1;
 }
 
-/* Runs the steps over f. Returns 0 with *out (returned), or -1 with an exception. */
+/* Runs the steps over f. Returns 0 with *out (returned: the value's strong reference,
+ * handed to the caller), or -1 with an exception. f's values are f's (tr_frame_clear
+ * releases what is left); a load's owner is borrowed from the stack or a local, the
+ * entries' and memos' pointers (hoist_*, pc_*, dict_value) are borrowed or compared
+ * only. */
 static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t budget,
                         int max_depth, TrValue *out)
 {
@@ -484,6 +589,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     for (i = 0; i < t->nsteps; i++) {
         TrStep *s = &t->steps[i];
         int op = s->op, oparg = s->oparg;
+        /* here and op are not read once the step's case has run: the error and exit
+         * paths read s->offset and s->op (the same values), so that neither must
+         * live through the case's calls (clang kept both in callee-saved registers
+         * and spilled the loop's own state instead: 2-4% of a replayed call). */
         int here = f->lasti = s->offset;
         next = here + 1 + op_caches[op];
         int jumped = 0;
@@ -781,32 +890,52 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             TrAttrStep *a = &t->attrs[s->attr];
             uint64_t epoch = tr_replay_epoch;
             int g = -1;
-            /* only a calm load hoists: any other moves the epoch below anyway */
+            /* only a calm load hoists: any other moves the epoch below anyway; and
+             * only an entry whose next load may find the epoch unmoved (hoist_sites) */
             int calm = fused || fused_kind(a, op);
-            if (!calm || a->hoist_owner != owner || a->hoist_epoch != epoch) {
+            int hoists = a->calm == 3;
+            PyObject *r;
+            if (!hoists || a->hoist_owner != owner || a->hoist_epoch != epoch) {
                 g = tr_guard_check_fast(a, owner, st->faults);
                 /* the epoch read before the check: one the check moved (a dict
                  * materialised) is not kept */
-                if (calm && g < 0 && st->faults == 0) {
+                if (hoists && g < 0 && st->faults == 0) {
                     a->hoist_owner = owner;
                     a->hoist_epoch = epoch;
                 }
+            }
+            else if (a->pc_epoch == epoch && a->pc_owner == owner &&
+                     a->pc_type == Py_TYPE(owner)) {
+                /* Hoisted in full (no fault on: the guards hoist only then): the
+                 * guards and the oracle passed for this owner in this epoch, the
+                 * oracle for the value pc_value, so the dict, slot or class
+                 * attribute the load reads holds it still; the oracle's check stands
+                 * as provcheck_hoisted's (counted). The oracle was on in this epoch
+                 * (it passed), and only Python code (tfjit.set_checks) turns it off,
+                 * which moves the epoch. */
+                tr_provcheck_n_checked++;
+                r = a->pc_value;
+                if (op == TR_OP_LOAD_METHOD && a->kind == TR_AK_METHOD)
+                    goto method_push;      /* r is a->descr, the function checked */
+                Py_INCREF(r);
+                goto load_push;
             }
             if (g >= 0) {
                 if (fused)
                     PUSH_OBJ(Py_NewRef(owner));
                 exit_reason = TR_EXIT_GUARD;
                 guard_kind = g;
-                next = prefix_start(f, here);
+                next = prefix_start(f, s->offset);
                 goto exit;
             }
             if (op == TR_OP_LOAD_METHOD && a->kind == TR_AK_METHOD) {
                 /* (owner -- meth self): the function found on the type, unbound. */
-                if (tr_provcheck_on && tr_provcheck_step_fast(a, owner, a->descr, 1) < 0) {
+                if (tr_provcheck_on && provcheck_hoisted(a, owner, a->descr, 1, hoists) < 0) {
                     if (fused)
                         PUSH_OBJ(Py_NewRef(owner));
                     goto error;
                 }
+            method_push:
                 if (fused) {
                     PUSH_OBJ(Py_NewRef(a->descr));
                     PUSH_OBJ(Py_NewRef(owner));
@@ -818,14 +947,15 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             if (!calm)
                 tr_replay_epoch++;         /* a getter, __get__, __getattr__ may run */
-            PyObject *r = replay_load(st, a, owner);
-            if (r != NULL && tr_provcheck_on && tr_provcheck_step_fast(a, owner, r, 0) < 0)
+            r = replay_load(st, a, owner);
+            if (r != NULL && tr_provcheck_on && provcheck_hoisted(a, owner, r, 0, hoists) < 0)
                 Py_CLEAR(r);
             if (r == NULL) {
                 if (fused)
                     PUSH_OBJ(Py_NewRef(owner));
                 goto error;
             }
+        load_push:
             if (fused) {
                 if (op == TR_OP_LOAD_METHOD)
                     PUSH_OBJ(NULL);
@@ -883,7 +1013,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             int pyfunc = PyFunction_Check(callable);
             if (!pyfunc && tr_is_frame_call(callable, nargs)) {
                 exit_reason = TR_EXIT_FRAME_CALL;
-                next = prefix_start(f, here);
+                next = prefix_start(f, s->offset);
                 goto exit;
             }
             f->kwnames = NULL;
@@ -986,7 +1116,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         /* The step raised. Where the recorded path raised here too (its next step is
          * this frame's handler) the replay unwinds; else the tracer takes over. */
         tr_replay_epoch++;            /* the unwinding releases what the stack held */
-        f->lasti = here;
+        f->lasti = s->offset;
         if (!tr_exc_is_internal())
             tr_exc_add_traceback(f);
     unwind: {
@@ -994,7 +1124,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         tr_replay_epoch++;
         if (tr_exc_is_internal())
             return -1;
-        if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti)) {
+        if (!tr_exc_find_handler(co, s->offset, &handler, &level, &push_lasti)) {
             if (i + 1 == t->nsteps) {
                 tr_stat_add(TR_STAT_REPLAYS_DONE);
                 return -1;            /* the trace ended with this exception too */
@@ -1017,7 +1147,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
          * tracer's own RAISE path must not add one: resume at the handler). */
         {
             int handler, level, push_lasti;
-            if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti)) {
+            if (!tr_exc_find_handler(co, s->offset, &handler, &level, &push_lasti)) {
                 tr_stat_side_exit(TR_EXIT_EXCEPTION, -1);
                 return -1;            /* propagates out of the frame, as in the tracer */
             }
@@ -1036,12 +1166,12 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         if (i + 1 < t->nsteps && (t->steps[i + 1].offset == next ||
                                   t->steps[i + 1].offset == skip_prefixes(f, next)))
             continue;
-        exit_reason = jumped || op == TR_OP_FOR_ITER || op == TR_OP_JUMP_IF_FALSE_OR_POP ||
-                              op == TR_OP_JUMP_IF_TRUE_OR_POP ||
-                              (op >= TR_OP_POP_JUMP_FORWARD_IF_FALSE &&
-                               op <= TR_OP_POP_JUMP_FORWARD_IF_TRUE) ||
-                              op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
-                              op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE
+        exit_reason = jumped || s->op == TR_OP_FOR_ITER || s->op == TR_OP_JUMP_IF_FALSE_OR_POP ||
+                              s->op == TR_OP_JUMP_IF_TRUE_OR_POP ||
+                              (s->op >= TR_OP_POP_JUMP_FORWARD_IF_FALSE &&
+                               s->op <= TR_OP_POP_JUMP_FORWARD_IF_TRUE) ||
+                              s->op == TR_OP_POP_JUMP_BACKWARD_IF_FALSE ||
+                              s->op == TR_OP_POP_JUMP_BACKWARD_IF_TRUE
                           ? TR_EXIT_BRANCH : TR_EXIT_OTHER;
         goto exit;
     }

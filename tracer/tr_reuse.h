@@ -129,9 +129,17 @@ typedef struct {
     PyObject *hoist_owner;       /* compared only, never dereferenced */
     uint64_t hoist_epoch;        /* 0: none */
     unsigned char calm;          /* the replay's fused_kind, worked out once: 0 not yet,
-                                    1 no, 2 yes */
+                                    1 no, 2 yes, 3 yes and its loads may hoist (set by
+                                    tr_replay.c's hoist_sites before the first replay) */
     int dict_hint;               /* the dict key guard's tr_dict_find hint (tr_core.h):
                                     where the key was in the last dict that held it */
+    /* The replay's hoisted oracle check (tr_replay.c, provcheck_hoisted): the owner, its
+     * type and the value the provenance oracle last passed for this entry, and the
+     * replay epoch it passed in (0: none). All compared only, never dereferenced. */
+    PyObject *pc_owner;
+    PyTypeObject *pc_type;
+    PyObject *pc_value;
+    uint64_t pc_epoch;
 } TrAttrStep;
 
 /* One recorded instruction of the top-level frame. */

@@ -78,7 +78,16 @@ state a shortcut skips changes and the shortcut does not notice.
                       property getter, or a __bool__ of a branch's condition must
                       still fail the class_attr guard (a side exit, values as eagerly);
                       nested: a hoist made by a nested replay of the same trace ends
-                      with it (the callee rebinds after it returns)
+                      with it (the callee rebinds after it returns). The *_some
+                      variants (call_some, getter_some, nested_some) run the call, the
+                      getter or the nested replay in one iteration only: since the
+                      eighth pass an entry keeps hoists only where two of its loads
+                      have no call or getter between them on the recorded path
+                      (hoist_sites), so only these still reach a hoist that the step's
+                      own epoch move must end (checked to fail with PRECALL's and
+                      CALL's epoch moves left out (either one is enough: both move
+                      it), then the getter's, then the replay end's, where the
+                      every-iteration variants pass)
   falls_on            the replay's path check answered before the first replay for
                       steps that never jump (TrStep.falls_on): where the recorded run
                       raised (its next step a handler) and the replay does not, and where
@@ -186,6 +195,23 @@ state a shortcut skips changes and the shortcut does not notice.
                       in-place) on two inputs, stored into an attribute, its STORE_ATTR line
                       shows "INPUT[1] op INPUT[2]", in two traced calls (the strs made, then
                       reused). Checked to fail with the neighbouring operator's str
+  oracle_hoist        the replay's hoisted oracle check (tr_replay.c provcheck_hoisted):
+                      a pass kept for an owner, its type and the value, in one replay
+                      epoch, stands for the next check of that entry. Under a fault
+                      that makes the replay load a stale class attribute (faults do
+                      not turn the hoist off): rebind_mid_loop, the attribute rebound
+                      by a call in the middle of a replayed loop (the same owner and
+                      value, the epoch moved), and other_owner, the attribute shadowed
+                      in the dict of the second of two owners a loop visits (the same
+                      value and epoch, another owner), must still raise
+                      ProvenanceError; without the fault both agree with eager.
+                      Checked to fail with the epoch, then the owner, left out of the
+                      hoist's test. checks_off: a load hoisted in full (guards and
+                      oracle passed for the owner in the epoch: the value the oracle
+                      passed is reused) after a call turned the oracle off and stored
+                      the attribute: the next loads must read the new value, as
+                      eagerly (checked to fail with the epoch of the oracle's pass
+                      left out of the full hoist's test)
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -997,6 +1023,50 @@ def program(c, f):
 def arm(c, f):
     POKE[0] = 1
 """,
+    # The call and the getter in one iteration only: the entry of c.k keeps hoists (two
+    # of its loads with nothing between them that always moves the epoch).
+    "call_some": """
+LOG = []
+POKE = [0]
+class C:
+    k = 5
+    def poke(self):
+        if POKE[0]:
+            C.k = C.k + 1
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for j in range(4):
+        t = t * 10 + c.k
+        if j == 1:
+            c.poke()       # a call reached without LOAD_GLOBAL, in one iteration
+    return t
+def arm(c):
+    POKE[0] = 1
+""",
+    "getter_some": """
+LOG = []
+POKE = [0]
+class C:
+    k = 5
+    @property
+    def p(self):
+        if POKE[0]:
+            C.k = C.k + 1
+        return 1
+def make():
+    return (C(),)
+def program(c):
+    t = 0
+    for j in range(4):
+        t = t * 10 + c.k
+        if j == 1:
+            t = t + c.p
+    return t
+def arm(c):
+    POKE[0] = 1
+""",
 }
 
 
@@ -1019,8 +1089,13 @@ def program(c, n):
 """
 
 
-def nested_run(jit):
-    ns = fresh(NESTED_SRC)
+# The nested replay in one iteration only (see HOIST's *_some).
+NESTED_SOME_SRC = NESTED_SRC.replace("range(3)", "range(4)").replace(
+    "        if n:\n", "        if n and j == 1:\n")
+
+
+def nested_run(jit, src=NESTED_SRC):
+    ns = fresh(src)
     f = tfjit.jit(ns["program"]) if jit else ns["program"]
     ns["SELF"][0] = f
     c = ns["C"]()
@@ -1037,9 +1112,12 @@ def hoisted_guard():
     plan = [("call", "make")] * 3 + [("do", "arm")] + [("call", "make")] * 2
     # A hoist made by a nested replay (the same trace, inside the outer replay's call)
     # must end with it: the callee goes on running after it.
-    want, got = nested_run(False), nested_run(True)
-    ok = got == want
-    print(("ok   " if ok else "FAIL ") + f"hoisted_guard.nested: {got} want {want}")
+    ok = True
+    for name, src in (("nested", NESTED_SRC), ("nested_some", NESTED_SOME_SRC)):
+        want, got = nested_run(False, src), nested_run(True, src)
+        good = got == want
+        print(("ok   " if good else "FAIL ") + f"hoisted_guard.{name}: {got} want {want}")
+        ok = ok and good
     for name, src in HOIST.items():
         try:
             good, _, _ = check(f"hoisted_guard.{name}", src, plan,
@@ -1797,6 +1875,125 @@ def binop_record():
         print(("ok   " if good else "FAIL ") + f"binop_record.call{call}: {len(bad)} wrong "
               f"{bad[:3]}")
         ok = ok and good
+ORACLE_HOIST = {
+    # One owner: its class attribute approved in iterations 0-2, then rebound by a call
+    # (armed by change) after the load of iteration 2; iteration 3 loads it again from
+    # the same owner with the epoch moved.
+    "rebind_mid_loop": ("stale_guard_class_attr", """
+ARM = []
+class C:
+    k = 1000
+def poke(i):
+    if ARM:
+        C.k = 2000 + i
+def make():
+    return (C(),)
+def program(c):
+    s = 0
+    for i in range(5):
+        s = s + c.k
+        if i == 2:
+            poke(i)
+    return s
+def change(c):
+    ARM.append(1)
+""", "INPUT[0].k via class_attr"),
+    # Two owners of one class visited in one epoch (a list iterator, plain adds): the
+    # second's dict shadows the class attribute after the warm replays.
+    "other_owner": ("dict_shadow_unguarded", """
+class C:
+    k = 1000
+def make():
+    a, b = C(), C()
+    return ([a, b, a, b],)
+def program(items):
+    s = 0
+    for o in items:
+        s = s + o.k
+    return s
+def change(items):
+    items[1].__dict__["k"] = 7
+""", ".k via class_attr"),
+}
+
+
+CHECKS_OFF_SRC = """
+import tfjit
+ARM = []
+class C:
+    def __init__(self):
+        self.x = 1
+def flip(c):
+    if ARM:
+        tfjit.set_checks(False)
+        c.x = 100
+def make():
+    return (C(),)
+def program(c):
+    s = 0
+    for i in range(6):
+        s = s + c.x
+        if i == 2:
+            flip(c)
+    return s
+"""
+
+
+def oracle_hoist_checks_off():
+    was = tfjit.checks()
+    tfjit.set_checks(True)
+    try:
+        ns = fresh(CHECKS_OFF_SRC)
+        args = tuple(ns["make"]())
+        f = tfjit.jit(ns["program"])
+        warm = [f(*args) for _ in range(4)]
+        ns["ARM"].append(1)
+        r = f(*args)
+    finally:
+        tfjit.set_checks(was)
+    eager_ns = fresh(CHECKS_OFF_SRC)
+    eager_args = tuple(eager_ns["make"]())
+    for _ in range(4):
+        eager_ns["program"](*eager_args)
+    eager_ns["ARM"].append(1)
+    try:
+        e = eager_ns["program"](*eager_args)
+    finally:
+        tfjit.set_checks(was)
+    good = r == e and warm == [6] * 4
+    print(("ok   " if good else "FAIL ") + f"oracle_hoist.checks_off: {r} (eager {e}), warm {warm}")
+    return good
+
+
+def oracle_hoist():
+    ok = oracle_hoist_checks_off()
+    for name, (fault, src, chain) in ORACLE_HOIST.items():
+        good, msg = oracle_case(name, fault, src, chain)
+        print(("ok   " if good else "FAIL ") + f"oracle_hoist.{name} ({fault}): {msg}")
+        ok = ok and good
+        ns = fresh(src)
+        args = tuple(ns["make"]())
+        f = tfjit.jit(ns["program"])
+        for _ in range(4):
+            f(*args)
+        ns["change"](*args)
+        try:
+            r = f(*args)
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL oracle_hoist.{name} without the fault: {e}")
+            ok = False
+            continue
+        eager_ns = fresh(src)            # the same sequence eagerly, in a world of its own
+        eager_args = tuple(eager_ns["make"]())
+        for _ in range(4):
+            eager_ns["program"](*eager_args)
+        eager_ns["change"](*eager_args)
+        e = eager_ns["program"](*eager_args)
+        if r != e:
+            print(f"FAIL oracle_hoist.{name} without the fault: {r} != {e}")
+            ok = False
+        else:
+            print(f"ok   oracle_hoist.{name} without the fault: {r}")
     return ok
 
 
@@ -1808,7 +2005,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   hoisted_guard, falls_on, cache_memo, trace_tnames,
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
                                   dict_find, binary_same_type, call_release, cached_load,
-                                  oracle_dict_find, binop_record]}
+                                  oracle_dict_find, binop_record,
+                                  oracle_hoist]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
