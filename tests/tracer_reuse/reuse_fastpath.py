@@ -1875,6 +1875,9 @@ def binop_record():
         print(("ok   " if good else "FAIL ") + f"binop_record.call{call}: {len(bad)} wrong "
               f"{bad[:3]}")
         ok = ok and good
+    return ok
+
+
 ORACLE_HOIST = {
     # One owner: its class attribute approved in iterations 0-2, then rebound by a call
     # (armed by change) after the load of iteration 2; iteration 3 loads it again from
