@@ -122,10 +122,20 @@ typedef struct {
     PyObject *name;
 } CacheKey;
 
+/* Weak references kept past their entries (TrCache.wr_keep): direct-mapped by address. */
+#define TR_CACHE_WR_KEEP 64
+
 struct TrCache {
     CacheEntry *entries;
     CacheKey *keys;             /* parallel to entries, same len and cap */
     Py_ssize_t len, cap;
+    /* Owned (or NULL): weak references PyWeakref_NewRef(o, NULL) returned for weak
+     * entries, kept when their entries go (a store, an escape: the cache is cleared
+     * after every list.append) so that the next remember of a live o takes the same
+     * reference again instead of making and freeing one each time (cache_weakref).
+     * They keep nothing alive: a weak reference whose object died reads None. A basic
+     * weak reference has no callback and no finaliser; released by tr_cache_free. */
+    PyObject *wr_keep[TR_CACHE_WR_KEEP];
 };
 
 /* The arrays of the last cache freed, empty, kept for the next run's cache: a traced
@@ -196,6 +206,8 @@ void tr_cache_free(TrCache *cache)
     if (cache == NULL)
         return;
     cache_clear(cache);
+    for (int k = 0; k < TR_CACHE_WR_KEEP; k++)
+        Py_CLEAR(cache->wr_keep[k]);   /* weak references: no finaliser runs */
     if (spare_entries == NULL && cache->entries != NULL && cache->keys != NULL &&
         cache->len == 0) {
         spare_entries = cache->entries;
@@ -352,6 +364,26 @@ TR_HOT_INLINE PyObject *instance_dict(PyObject *obj)
     return dp ? *dp : NULL;
 }
 
+/* A weak reference to obj, a live object of a type supporting them (new reference, or
+ * NULL with an exception): what PyWeakref_NewRef(obj, NULL) returns, the object's basic
+ * reference, made once and taken again while c->wr_keep holds it. The kept reference is
+ * asked for its object, never compared by address: a reference whose object died reads
+ * None, so a new object at the same address gets a reference of its own; an object
+ * whose slot holds another's reference gets one of its own too (and takes the slot).
+ * Out of coverage: which way answered must not show in the fuzz target's features. */
+TR_NO_COVERAGE static PyObject *cache_weakref(TrCache *c, PyObject *obj)
+{
+    size_t k = ((uintptr_t)obj >> 4) & (TR_CACHE_WR_KEEP - 1);
+    PyObject *wr = c->wr_keep[k];
+    if (wr != NULL && PyWeakref_GET_OBJECT(wr) == obj)
+        return Py_NewRef(wr);
+    wr = PyWeakref_NewRef(obj, NULL);
+    if (wr == NULL)
+        return NULL;
+    Py_XSETREF(c->wr_keep[k], Py_NewRef(wr));   /* the old one: no finaliser */
+    return wr;
+}
+
 int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
                       TrResolution how, const char *detail)
 {
@@ -402,7 +434,7 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
     else {
         if (PyType_SUPPORTS_WEAKREFS(e.type)) {
             /* No callback: shares the object's basic reference if it has one. */
-            e.obj_wr = PyWeakref_NewRef(obj, NULL);
+            e.obj_wr = cache_weakref(c, obj);
             if (e.obj_wr == NULL)
                 return -1;
         }
