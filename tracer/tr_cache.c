@@ -122,7 +122,8 @@ typedef struct {
     PyObject *name;
 } CacheKey;
 
-/* Weak references kept past their entries (TrCache.wr_keep): direct-mapped by address. */
+/* Weak references kept past their entries (TrCache.wr_keep): direct-mapped by address;
+ * at most 64 (TrCache.wr_used is a 64-bit mask of the slots set). */
 #define TR_CACHE_WR_KEEP 64
 
 struct TrCache {
@@ -136,6 +137,7 @@ struct TrCache {
      * They keep nothing alive: a weak reference whose object died reads None. A basic
      * weak reference has no callback and no finaliser; released by tr_cache_free. */
     PyObject *wr_keep[TR_CACHE_WR_KEEP];
+    uint64_t wr_used;           /* bit k: wr_keep[k] is set (tr_cache_free visits these) */
 };
 
 /* The arrays of the last cache freed, empty, kept for the next run's cache: a traced
@@ -206,8 +208,9 @@ void tr_cache_free(TrCache *cache)
     if (cache == NULL)
         return;
     cache_clear(cache);
-    for (int k = 0; k < TR_CACHE_WR_KEEP; k++)
-        Py_CLEAR(cache->wr_keep[k]);   /* weak references: no finaliser runs */
+    for (uint64_t u = cache->wr_used; u != 0; u &= u - 1)
+        Py_CLEAR(cache->wr_keep[__builtin_ctzll(u)]);   /* weak references: no finaliser */
+    cache->wr_used = 0;
     if (spare_entries == NULL && cache->entries != NULL && cache->keys != NULL &&
         cache->len == 0) {
         spare_entries = cache->entries;
@@ -381,6 +384,7 @@ TR_NO_COVERAGE static PyObject *cache_weakref(TrCache *c, PyObject *obj)
     if (wr == NULL)
         return NULL;
     Py_XSETREF(c->wr_keep[k], Py_NewRef(wr));   /* the old one: no finaliser */
+    c->wr_used |= (uint64_t)1 << k;
     return wr;
 }
 
