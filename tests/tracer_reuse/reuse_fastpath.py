@@ -195,6 +195,14 @@ state a shortcut skips changes and the shortcut does not notice.
                       in-place) on two inputs, stored into an attribute, its STORE_ATTR line
                       shows "INPUT[1] op INPUT[2]", in two traced calls (the strs made, then
                       reused). Checked to fail with the neighbouring operator's str
+  cache_weakref       the attribute cache's weak references kept for the run (tr_cache.c
+                      cache_weakref: a remember takes the one kept for its object again):
+                      address_reused, an object dying each iteration and the next one
+                      made at its address (slots of a size of their own), and many_live,
+                      40 live objects sharing the 64 slots: every read after the first of
+                      an unchanged attribute is "[cached]", results as eagerly. Checked to
+                      fail with the kept reference's object not asked (both), and with
+                      the object compared by an address kept beside it (address_reused)
   oracle_hoist        the replay's hoisted oracle check (tr_replay.c provcheck_hoisted):
                       a pass kept for an owner, its type and the value, in one replay
                       epoch, stands for the next check of that entry. Under a fault
