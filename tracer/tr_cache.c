@@ -165,7 +165,7 @@ TrCache *tr_cache_new(void)
     return c;
 }
 
-/* An entry's weak reference released: whether it is the last reference (then freed)
+/* Releases wr, the entry's own (counted) weak reference; whether it is the last (then freed)
  * depends on whether TrCache.wr_keep still holds it, i.e. on addresses: out of
  * coverage (fuzz.determinism.builtin saw entry_release's branch counts differ). */
 TR_NO_COVERAGE static void entry_wr_release(PyObject *wr)
@@ -212,7 +212,8 @@ static void cache_clear(TrCache *c)
     PyMem_RawFree(old);
 }
 
-/* Releases the kept weak references (owned; no finaliser runs). How many there are
+/* Releases c's kept weak references (c owns one count of each; no finaliser runs) and
+ * empties the table. How many there are
  * depends on addresses (which objects share a slot): out of coverage, so the fuzz
  * target's features do not (fuzz.determinism.builtin saw this loop's counts differ). */
 TR_NO_COVERAGE static void wr_keep_release(TrCache *c)
