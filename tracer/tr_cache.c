@@ -122,10 +122,22 @@ typedef struct {
     PyObject *name;
 } CacheKey;
 
+/* Weak references kept past their entries (TrCache.wr_keep): direct-mapped by address;
+ * at most 64 (TrCache.wr_used is a 64-bit mask of the slots set). */
+#define TR_CACHE_WR_KEEP 64
+
 struct TrCache {
     CacheEntry *entries;
     CacheKey *keys;             /* parallel to entries, same len and cap */
     Py_ssize_t len, cap;
+    /* Owned (or NULL): weak references PyWeakref_NewRef(o, NULL) returned for weak
+     * entries, kept when their entries go (a store, an escape: the cache is cleared
+     * after every list.append) so that the next remember of a live o takes the same
+     * reference again instead of making and freeing one each time (cache_weakref).
+     * They keep nothing alive: a weak reference whose object died reads None. A basic
+     * weak reference has no callback and no finaliser; released by tr_cache_free. */
+    PyObject *wr_keep[TR_CACHE_WR_KEEP];
+    uint64_t wr_used;           /* bit k: wr_keep[k] is set (tr_cache_free visits these) */
 };
 
 /* The arrays of the last cache freed, empty, kept for the next run's cache: a traced
@@ -153,6 +165,14 @@ TrCache *tr_cache_new(void)
     return c;
 }
 
+/* Releases wr, the entry's own (counted) weak reference; whether it is the last (then freed)
+ * depends on whether TrCache.wr_keep still holds it, i.e. on addresses: out of
+ * coverage (fuzz.determinism.builtin saw entry_release's branch counts differ). */
+TR_NO_COVERAGE static void entry_wr_release(PyObject *wr)
+{
+    Py_XDECREF(wr);   /* a basic weak reference: no finaliser */
+}
+
 static void entry_release(CacheEntry *e)
 {
     if (e->strong) {
@@ -161,7 +181,8 @@ static void entry_release(CacheEntry *e)
         Py_XDECREF(e->type);
         Py_XDECREF(e->dict);
     }
-    Py_XDECREF(e->obj_wr);
+    if (e->obj_wr != NULL)
+        entry_wr_release(e->obj_wr);
     Py_XDECREF(e->name);
     tr_prov_decref(e->prov);
     tr_prov_decref(e->obj_prov);
@@ -191,11 +212,23 @@ static void cache_clear(TrCache *c)
     PyMem_RawFree(old);
 }
 
+/* Releases c's kept weak references (c owns one count of each; no finaliser runs) and
+ * empties the table. How many there are
+ * depends on addresses (which objects share a slot): out of coverage, so the fuzz
+ * target's features do not (fuzz.determinism.builtin saw this loop's counts differ). */
+TR_NO_COVERAGE static void wr_keep_release(TrCache *c)
+{
+    for (uint64_t u = c->wr_used; u != 0; u &= u - 1)
+        Py_CLEAR(c->wr_keep[__builtin_ctzll(u)]);
+    c->wr_used = 0;
+}
+
 void tr_cache_free(TrCache *cache)
 {
     if (cache == NULL)
         return;
     cache_clear(cache);
+    wr_keep_release(cache);
     if (spare_entries == NULL && cache->entries != NULL && cache->keys != NULL &&
         cache->len == 0) {
         spare_entries = cache->entries;
@@ -352,6 +385,27 @@ TR_HOT_INLINE PyObject *instance_dict(PyObject *obj)
     return dp ? *dp : NULL;
 }
 
+/* A weak reference to obj, a live object of a type supporting them (new reference, or
+ * NULL with an exception): what PyWeakref_NewRef(obj, NULL) returns, the object's basic
+ * reference, made once and taken again while c->wr_keep holds it. The kept reference is
+ * asked for its object, never compared by address: a reference whose object died reads
+ * None, so a new object at the same address gets a reference of its own; an object
+ * whose slot holds another's reference gets one of its own too (and takes the slot).
+ * Out of coverage: which way answered must not show in the fuzz target's features. */
+TR_NO_COVERAGE static PyObject *cache_weakref(TrCache *c, PyObject *obj)
+{
+    size_t k = ((uintptr_t)obj >> 4) & (TR_CACHE_WR_KEEP - 1);
+    PyObject *wr = c->wr_keep[k];
+    if (wr != NULL && PyWeakref_GET_OBJECT(wr) == obj)
+        return Py_NewRef(wr);
+    wr = PyWeakref_NewRef(obj, NULL);
+    if (wr == NULL)
+        return NULL;
+    Py_XSETREF(c->wr_keep[k], Py_NewRef(wr));   /* the old one: no finaliser */
+    c->wr_used |= (uint64_t)1 << k;
+    return wr;
+}
+
 int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
                       TrResolution how, const char *detail)
 {
@@ -402,7 +456,7 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
     else {
         if (PyType_SUPPORTS_WEAKREFS(e.type)) {
             /* No callback: shares the object's basic reference if it has one. */
-            e.obj_wr = PyWeakref_NewRef(obj, NULL);
+            e.obj_wr = cache_weakref(c, obj);
             if (e.obj_wr == NULL)
                 return -1;
         }
