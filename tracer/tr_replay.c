@@ -274,8 +274,11 @@ TR_HOT_INLINE int versioned_hit(const TrAttrStep *a, PyObject *owner)
  * is checked in full. Counted as checked, as the check it stands for (the statistics
  * stay those of a check per load). A pass is kept only when it was one (the oracle
  * counted a check: not "not checkable") and moved no epoch (a dict materialised).
- * Faults do not turn it off: it keeps a pass only for the state that passed. Owner and
- * value borrowed; nothing taken. Returns 0, or -1 with the oracle's error set. */
+ * Faults do not turn it off: it keeps a pass only for the state that passed. hoists:
+ * 0 nothing kept (the check in full), 1 the epoch's hoist above (calm 3), 4 a calm-4
+ * entry's pass kept with its versions for versioned_hit (no fault on: the caller's
+ * choice; the epoch's hoist is not asked). Owner and value borrowed; nothing taken.
+ * Returns 0, or -1 with the oracle's error set. */
 TR_HOT_INLINE int provcheck_hoisted(TrAttrStep *a, PyObject *owner, PyObject *value,
                                     int method, int hoists)
 {
