@@ -226,6 +226,43 @@ TR_HOT_INLINE int fused_kind(TrAttrStep *s, int op)
     return s->calm >= 2;
 }
 
+/* A calm-4 entry's oracle pass for owner, its guards passed in full just before, no
+ * fault on (provcheck_hoisted with hoists 4): the versions the guards and the oracle
+ * read are kept for versioned_hit, the owner's type's valid version tag and its
+ * instance dict's version. Returns 1 when kept; 0 when the type has no valid tag
+ * (nothing written: the entry's last record, if any, still stands for the versions it
+ * kept). Out of line: the replay's loop stays as it was for the other entries.
+ * Borrows owner, takes nothing. */
+static __attribute__((noinline)) int provcheck_keep_versions(TrAttrStep *a, PyObject *owner)
+{
+    unsigned int tag = tr_pc_valid_tag(Py_TYPE(owner));
+    if (tag == 0)
+        return 0;
+    a->vh_tag = tag;
+    a->vh_dict_ver = tr_pc_dict_version(owner);
+    return 1;
+}
+
+/* 1 when a calm-4 entry's load on owner reads what its last full pass read
+ * (provcheck_versioned): the same owner (address and type), the type's valid version
+ * tag unchanged, the instance dict's version unchanged (0 both: no dict), no fault on
+ * and the oracle on. What the guards and the oracle read is then the same state: the
+ * type's attributes and slots (tp_getattro, the MRO's dicts, the descriptor found)
+ * change only with a new tag (type_setattro calls PyType_Modified, which reaches the
+ * subclasses; tags are never given twice), the instance dict only with a new version
+ * (PEP 509: one counter for every dict state; a new dict, another owner at the same
+ * address included, has a new one), the descriptor's type is immutable (hoist_sites)
+ * and the entry reads no slot. So both would pass again with the same value, pc_value,
+ * which the dict or the type still holds (the same version). The epoch is not asked:
+ * the versions stand for it, across calls. Borrows owner; may materialise its dict
+ * (tr_dict_ptr: the epoch moves, the version then differs). */
+TR_HOT_INLINE int versioned_hit(const TrAttrStep *a, PyObject *owner)
+{
+    PyTypeObject *tp = Py_TYPE(owner);
+    return a->pc_owner == owner && a->pc_type == tp && tr_provcheck_on &&
+           tr_pc_valid_tag(tp) == a->vh_tag && tr_pc_dict_version(owner) == a->vh_dict_ver;
+}
+
 /* The provenance oracle's check of entry a's load (tr_provcheck_step_fast, method as
  * there), or its hoist: the oracle passed for this very owner (same address and type),
  * this very value and entry in the current replay epoch (TrAttrStep.pc_*), so it would
@@ -237,13 +274,16 @@ TR_HOT_INLINE int fused_kind(TrAttrStep *s, int op)
  * is checked in full. Counted as checked, as the check it stands for (the statistics
  * stay those of a check per load). A pass is kept only when it was one (the oracle
  * counted a check: not "not checkable") and moved no epoch (a dict materialised).
- * Faults do not turn it off: it keeps a pass only for the state that passed. Owner and
- * value borrowed; nothing taken. Returns 0, or -1 with the oracle's error set. */
+ * Faults do not turn it off: it keeps a pass only for the state that passed. hoists:
+ * 0 nothing kept (the check in full), 1 the epoch's hoist above (calm 3), 4 a calm-4
+ * entry's pass kept with its versions for versioned_hit (no fault on: the caller's
+ * choice; the epoch's hoist is not asked). Owner and value borrowed; nothing taken.
+ * Returns 0, or -1 with the oracle's error set. */
 TR_HOT_INLINE int provcheck_hoisted(TrAttrStep *a, PyObject *owner, PyObject *value,
                                     int method, int hoists)
 {
     uint64_t epoch = tr_replay_epoch;
-    if (hoists && a->pc_epoch == epoch && a->pc_value == value && a->pc_owner == owner &&
+    if (hoists == 1 && a->pc_epoch == epoch && a->pc_value == value && a->pc_owner == owner &&
         a->pc_type == Py_TYPE(owner)) {
         tr_provcheck_n_checked++;
         return 0;
@@ -252,6 +292,8 @@ TR_HOT_INLINE int provcheck_hoisted(TrAttrStep *a, PyObject *owner, PyObject *va
     if (tr_provcheck_step_fast(a, owner, value, method) < 0)
         return -1;
     if (hoists && tr_provcheck_n_checked != checked && tr_replay_epoch == epoch) {
+        if (hoists == 4 && !provcheck_keep_versions(a, owner))
+            return 0;
         a->pc_owner = owner;
         a->pc_type = Py_TYPE(owner);
         a->pc_value = value;
@@ -542,6 +584,23 @@ static void hoist_sites(TrRecTrace *t)
             last[s->attr] = era;
     }
     PyMem_Free(last);
+    /* The others may be served by versions (calm 4, versioned_hit) in a trace that
+     * stores no attribute (where one does, the dict versions move: a version kept
+     * would seldom serve), when what their guards read is versioned: no class access,
+     * no slot, no fault's recorded result, a descriptor of an immutable type (its
+     * tp_descr_get and tp_descr_set cannot change), a kind whose load reads the dict
+     * or the type only. */
+    for (Py_ssize_t i = 0; i < t->nsteps; i++)
+        if (t->steps[i].op == TR_OP_STORE_ATTR || t->steps[i].op == TR_OP_DELETE_ATTR)
+            return;
+    for (Py_ssize_t k = 0; k < t->nattrs; k++) {
+        TrAttrStep *a = &t->attrs[k];
+        if (a->calm == 2 && a->cls == NULL && a->slot_set < 0 && a->result == NULL &&
+            (a->kind == TR_AK_INST_DICT || a->kind == TR_AK_CLASS_ATTR ||
+             a->kind == TR_AK_TYPE_STABLE || a->kind == TR_AK_METHOD) &&
+            (a->descr == NULL || PyType_HasFeature(Py_TYPE(a->descr), Py_TPFLAGS_IMMUTABLETYPE)))
+            a->calm = 4;
+    }
 }
 
 /* Before a trace's first replay: each step's path check answered once. A step that
@@ -893,13 +952,16 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             /* only a calm load hoists: any other moves the epoch below anyway; and
              * only an entry whose next load may find the epoch unmoved (hoist_sites) */
             int calm = fused || fused_kind(a, op);
-            int hoists = a->calm == 3;
+            /* 1 the entry hoists by epochs, 4 it keeps versions (no fault on) */
+            int hoists = a->calm == 3 ? 1 : a->calm == 4 && st->faults == 0 ? 4 : 0;
             PyObject *r;
-            if (!hoists || a->hoist_owner != owner || a->hoist_epoch != epoch) {
+            if (hoists != 1 || a->hoist_owner != owner || a->hoist_epoch != epoch) {
+                if (hoists == 4 && versioned_hit(a, owner))
+                    goto hoisted_full;
                 g = tr_guard_check_fast(a, owner, st->faults);
                 /* the epoch read before the check: one the check moved (a dict
                  * materialised) is not kept */
-                if (hoists && g < 0 && st->faults == 0) {
+                if (hoists == 1 && g < 0 && st->faults == 0) {
                     a->hoist_owner = owner;
                     a->hoist_epoch = epoch;
                 }
@@ -912,7 +974,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                  * attribute the load reads holds it still; the oracle's check stands
                  * as provcheck_hoisted's (counted). The oracle was on in this epoch
                  * (it passed), and only Python code (tfjit.set_checks) turns it off,
-                 * which moves the epoch. */
+                 * which moves the epoch. A calm-4 entry comes here when its
+                 * versions are unchanged (versioned_hit): the same reasoning. */
+            hoisted_full:
                 tr_provcheck_n_checked++;
                 r = a->pc_value;
                 if (op == TR_OP_LOAD_METHOD && a->kind == TR_AK_METHOD)

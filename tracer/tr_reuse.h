@@ -126,10 +126,23 @@ typedef struct {
      * full, no fault on, and the replay epoch (tr_replay_epoch) they passed in. The
      * same owner in the same epoch passes again unchecked: the epoch moves before
      * anything that could run user code or free an object that could. */
-    PyObject *hoist_owner;       /* compared only, never dereferenced */
-    uint64_t hoist_epoch;        /* 0: none */
+    union {
+        struct {
+            PyObject *hoist_owner;   /* compared only, never dereferenced */
+            uint64_t hoist_epoch;    /* 0: none */
+        };
+        /* calm 4 only (hoist_sites): the versions the last full pass of this entry's
+         * guards and oracle read, no fault on (tr_replay.c, versioned_hit): the
+         * owner's type's valid version tag (never 0 once kept) and its instance dict's
+         * version (0: no dict), kept with pc_owner, pc_type and pc_value. */
+        struct {
+            uint64_t vh_dict_ver;
+            unsigned int vh_tag;
+        };
+    };
     unsigned char calm;          /* the replay's fused_kind, worked out once: 0 not yet,
-                                    1 no, 2 yes, 3 yes and its loads may hoist (set by
+                                    1 no, 2 yes, 3 yes and its loads may hoist, 4 yes and
+                                    its loads may be served by versions (set by
                                     tr_replay.c's hoist_sites before the first replay) */
     int dict_hint;               /* the dict key guard's tr_dict_find hint (tr_core.h):
                                     where the key was in the last dict that held it */
