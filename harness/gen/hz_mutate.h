@@ -63,8 +63,8 @@ const char *hz_edit_name(HzEdit e);
  * statements and between() mutations. The focus edit cuts a larger program down to
  * one; under HZ_SIZE_SMALL (the default) the byte-level faces apply it to most
  * edited programs that are not small. Eight statements, not four: the fuzzing loop
- * costs about the same (7.03 G against 6.98 G instructions for 1,500 runs; classes
- * and the fixed cost of an exec dominate a small program), and a write followed by
+ * costs about the same (one 1,500-run stream: 7.03 G against 6.98 G instructions;
+ * classes and the fixed cost of an exec dominate a small program), and a write followed by
  * a re-read of the same attribute, which stale caches need, is likelier
  * (no_invalidate_on_store took 1.46x the execs of the full-size loop with four,
  * 0.92x with eight: docs/PERFORMANCE.md, "Session 9"). */
@@ -80,7 +80,8 @@ bool hz_program_is_small(const HzProgram *p);
  * edited programs keep, per class, the members something names (a statement,
  * between(), make_other(), an override), those that act class-wide (hooks, slots)
  * and trim_spare others at random (-1: no trim). On by default (HZ_SIZE_SMALL): the
- * fuzzing loop runs 1.33x fewer instructions per exec than with HZ_SIZE_OFF, and
+ * fuzzing loop runs 1.14x the execs per CPU second of HZ_SIZE_OFF (medians over five
+ * libFuzzer seeds, docs/PERFORMANCE.md "Session 9"), and
  * the fault zoo found all 14 faults with no interval of a time-to-find ratio above
  * 1 (docs/PERFORMANCE.md, "Session 9"; with four statements a small program,
  * four faults were found 1.3-1.6x later, docs/FUZZING.md "Program size and the
