@@ -26,13 +26,7 @@ static int lookup_attr_str(PyObject *obj, const char *name, PyObject **out)
 void tr_op_pop_call(TrFrame *f, int oparg)
 {
     int n = oparg + 2;
-    if (n > f->sp) {
-        fprintf(stderr, "tracefuzz: CALL %d pops %d values from a stack of %d\n", oparg, n,
-                f->sp);
-        abort();
-    }
-    f->sp -= n;
-    TrValue *base = &f->stack[f->sp];
+    TrValue *base = tr_op_take(f, n, "CALL");
     int is_meth = base[0].obj != NULL;
     tr_value_clear(&base[is_meth ? 0 : 1]);    /* the function */
     for (int i = 1; i < n; i++)                 /* self (if any) and the arguments */

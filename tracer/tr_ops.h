@@ -25,20 +25,28 @@
 #include "tr_frame.h"
 
 /* ---- tr_ops.c: operands ---- */
+/* Takes the top n values off f's stack without releasing them: returns the deepest
+ * of them, whose release is the caller's (tr_op_pop, tr_op_pop_call, the replay's
+ * provenance-free pops). A stack holding fewer is the tracer's own bug: abort, naming
+ * `what` pops. Inline: the replay loop pops on every instruction. */
+static inline TrValue *tr_op_take(TrFrame *f, int n, const char *what)
+{
+    if (n > f->sp) {
+        fprintf(stderr, "tracefuzz: %s pops %d values from a stack of %d\n", what, n, f->sp);
+        abort();
+    }
+    f->sp -= n;
+    return &f->stack[f->sp];
+}
 /* Pops the top n values of f's stack and releases them deepest first: the order in
  * which ceval's cases release an instruction's operands (lhs before rhs, the item
  * before the container, the container before the key, the stored value first), on
  * success and before going to `error` alike. Finalizers observe this order. */
 static inline void tr_op_pop(TrFrame *f, int n)
 {
-    /* inline: the replay loop pops on every instruction */
-    if (n > f->sp) {
-        fprintf(stderr, "tracefuzz: tr_op_pop of %d values from a stack of %d\n", n, f->sp);
-        abort();
-    }
-    f->sp -= n;
+    TrValue *v = tr_op_take(f, n, "tr_op_pop");
     for (int i = 0; i < n; i++)
-        tr_value_clear(&f->stack[f->sp + i]);
+        tr_value_clear(&v[i]);
 }
 /* CALL's pops, [NULL callable args] or [meth self args] (oparg + 2 values): ceval
  * releases the function (callable or meth) first, then self and the arguments in

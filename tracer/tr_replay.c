@@ -324,13 +324,7 @@ static inline int plain(PyObject *a, PyObject *b)
 TR_HOT_INLINE void pop_call(TrFrame *f, int oparg)
 {
     int n = oparg + 2;
-    if (n > f->sp) {
-        fprintf(stderr, "tracefuzz: CALL %d pops %d values from a stack of %d\n", oparg, n,
-                f->sp);
-        abort();
-    }
-    f->sp -= n;
-    TrValue *base = &f->stack[f->sp];
+    TrValue *base = tr_op_take(f, n, "CALL");
     int first = base[0].obj != NULL ? 0 : 1;     /* the function */
     for (int k = first; k < n; k++) {
         PyObject *o = base[k].obj;
@@ -344,12 +338,7 @@ TR_HOT_INLINE void pop_call(TrFrame *f, int oparg)
  * operands released deepest first, without tr_value_clear's test per value. */
 TR_HOT_INLINE void pop_two(TrFrame *f)
 {
-    if (f->sp < 2) {
-        fprintf(stderr, "tracefuzz: tr_op_pop of 2 values from a stack of %d\n", f->sp);
-        abort();
-    }
-    f->sp -= 2;
-    TrValue *v = &f->stack[f->sp];
+    TrValue *v = tr_op_take(f, 2, "tr_op_pop");
     PyObject *a = v[0].obj, *b = v[1].obj;
     assert(v[0].prov == NULL && v[1].prov == NULL);
     v[0].obj = NULL;
