@@ -621,9 +621,7 @@ static PyObject *re_resolve(const CacheEntry *e, PyObject *obj, int *err)
          * PyMember_GetOne's read at the offset (T_OBJECT: None for unset). */
         PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
         if (!(m->flags & PY_AUDIT_READ) && PyObject_TypeCheck(obj, PyDescr_TYPE(descr))) {
-            r = *(PyObject **)((char *)obj + m->offset);
-            if (r == NULL && m->type == T_OBJECT)
-                r = Py_None;
+            r = tr_pc_member_value(obj, m);
             return Py_XNewRef(r);   /* NULL: an unset T_OBJECT_EX slot, not the value */
         }
         r = Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)tp);

@@ -106,9 +106,7 @@ TR_NO_COVERAGE static void resolve_type(PyTypeObject *tp, PyObject *owner, PyObj
  * borrowed. */
 TR_HOT_INLINE int resolve_member(PyObject *owner, const TrPcType *ty, PyObject **found)
 {
-    PyObject *v = *(PyObject **)((char *)owner + ty->member->offset);
-    if (v == NULL && ty->member->type == T_OBJECT)
-        v = Py_None;
+    PyObject *v = tr_pc_member_value(owner, ty->member);
     if (v == NULL)
         return ty->hooked ? RS_UNKNOWN : RS_MISSING;
     *found = v;
@@ -309,18 +307,10 @@ TR_HOT_INLINE int traced_fits(size_t k, PyObject *name, PyTypeObject *tp, unsign
     return traced_memo[k].name == name && tag != 0 && m->tag == tag && m->type == tp;
 }
 
-/* resolve_instance_memo through the traced calls' slots of (owner, name), its hits
- * (the same tests as resolve_instance_memo's) in the same call: the way whose memo
- * fits (h, then h ^ 1); else a way claimed by the name (its memo resolves afresh);
- * else way h is claimed, what it held moving to h ^ 1 (whose memo is dropped). */
 /* The resolution from memo m, which fits owner (traced_fits): the type's part (not
- * checkable, or a slot read again), else the dict's version as memoised, else (another
- * dict version: a store into the owner, another owner of the type) the key found by
- * identity in an exact dict (tr_dict_find at the memo's hint, as the replay's
- * tr_provcheck_step_fast finds it: what resolve_with_type's lookup finds, the dict
- * coming first since the type's part has no data descriptor), memoised as
- * resolve_instance_memo memoises it, else resolve_instance_memo. Same contract as
- * resolve_with_type. */
+ * checkable, or a slot read again), else the instance dict's answer (tr_pc_memo_dict,
+ * as the replay's tr_provcheck_step_fast asks it), else resolve_instance_memo. Same
+ * contract as resolve_with_type. */
 TR_HOT_INLINE int fitting_answer(TrPcMemo *m, PyObject *owner, PyObject *name,
                                  PyObject **found)
 {
@@ -329,22 +319,14 @@ TR_HOT_INLINE int fitting_answer(TrPcMemo *m, PyObject *owner, PyObject *name,
         return RS_UNKNOWN;
     if (m->ty.member != NULL)
         return resolve_member(owner, &m->ty, found);
-    PyObject **dp = tr_dict_ptr(owner);
-    PyObject *d = dp != NULL ? *dp : NULL;
-    uint64_t ver = d != NULL && PyDict_Check(d) ? ((PyDictObject *)d)->ma_version_tag : 0;
-    if (ver == m->dict_ver) {
-        *found = m->found;
-        return m->rs;
-    }
-    if (ver != 0 && PyDict_CheckExact(d) && (*found = tr_dict_find(d, name, &m->hint)) != NULL) {
-        m->dict_ver = ver;
-        m->found = *found;
-        m->rs = RS_VALUE;
-        return RS_VALUE;
-    }
-    return resolve_instance_memo(m, owner, name, found);
+    int rs = tr_pc_memo_dict(m, owner, name, found);
+    return rs != -2 ? rs : resolve_instance_memo(m, owner, name, found);
 }
 
+/* resolve_instance_memo through the traced calls' slots of (owner, name), its hits
+ * (the same tests as resolve_instance_memo's) in the same call: the way whose memo
+ * fits (h, then h ^ 1); else a way claimed by the name (its memo resolves afresh);
+ * else way h is claimed, what it held moving to h ^ 1 (whose memo is dropped). */
 TR_NO_COVERAGE static int resolve_traced(PyObject *owner, PyObject *name, PyObject **found)
 {
     size_t i = traced_way(owner, name), j = i ^ 1, k;

@@ -80,6 +80,44 @@ TR_HOT_INLINE uint64_t tr_pc_dict_version(PyObject *owner)
         ? ((PyDictObject *)*dp)->ma_version_tag : 0;
 }
 
+/* A T_OBJECT / T_OBJECT_EX member's value read in place, as PyMember_GetOne reads it:
+ * None for an unset T_OBJECT, NULL for an unset T_OBJECT_EX (an AttributeError there).
+ * Borrowed; the caller has checked the owner's type and that the member runs no audit
+ * hook, or reads what the memo's member says for a type it fits. */
+TR_HOT_INLINE PyObject *tr_pc_member_value(PyObject *owner, const PyMemberDef *m)
+{
+    PyObject *v = *(PyObject **)((char *)owner + m->offset);
+    return v == NULL && m->type == T_OBJECT ? Py_None : v;
+}
+
+/* A memo's answer from owner's instance dict (a memo whose type part is neither "not
+ * checkable" nor a slot): at the memoised dict version, the memoised resolution; at
+ * another version of an exact dict, the key found by identity (tr_dict_find at the
+ * memo's hint: resolve_with_type's lookup result, the dict coming first since the
+ * type's part has no data descriptor), memoised as resolve_instance_memo memoises it.
+ * Returns the ResolveKind with *found borrowed; -2 when neither answers (the caller
+ * resolves afresh; *found as it was). */
+TR_HOT_INLINE int tr_pc_memo_dict(TrPcMemo *m, PyObject *owner, PyObject *name,
+                                  PyObject **found)
+{
+    PyObject **dp = tr_dict_ptr(owner);
+    PyObject *d = dp != NULL ? *dp : NULL;
+    uint64_t ver = d != NULL && PyDict_Check(d) ? ((PyDictObject *)d)->ma_version_tag : 0;
+    if (ver == m->dict_ver) {
+        *found = m->found;
+        return m->rs;
+    }
+    PyObject *v;
+    if (ver != 0 && PyDict_CheckExact(d) && (v = tr_dict_find(d, name, &m->hint)) != NULL) {
+        m->dict_ver = ver;
+        m->found = v;
+        m->rs = RS_VALUE;
+        *found = v;
+        return RS_VALUE;
+    }
+    return -2;
+}
+
 /* tr_provcheck_step when its memo answers (the owner's type and version tag, and the
  * instance dict's version, as memoised; a slot read again at its offset) and the load
  * passes: the same resolution and comparison without the calls. Everything else (a
@@ -102,34 +140,15 @@ TR_HOT_INLINE int tr_provcheck_step_fast(TrAttrStep *s, PyObject *owner, PyObjec
         return 0;
     }
     if (m != NULL) {
-        found = *(PyObject **)((char *)owner + m->offset);
-        if (found == NULL && m->type == T_OBJECT)
-            found = Py_None;
+        found = tr_pc_member_value(owner, m);
         if (found == NULL)
             return tr_provcheck_step(s, owner, value, method);
         rs = RS_VALUE;
     }
     else {
-        PyObject **dp = tr_dict_ptr(owner);
-        PyObject *d = dp != NULL ? *dp : NULL;
-        uint64_t ver = d != NULL && PyDict_Check(d) ? ((PyDictObject *)d)->ma_version_tag : 0;
-        if (ver == s->pc.dict_ver) {
-            found = s->pc.found;
-            rs = s->pc.rs;
-        }
-        else if (ver != 0 && PyDict_CheckExact(d) &&
-                 (found = tr_dict_find(d, s->name, &s->pc.hint)) != NULL) {
-            /* Another dict version: a key found by identity is resolve_with_type's
-             * lookup result (the dict comes first: no data descriptor, the type's
-             * part says), memoised as resolve_instance_memo does. */
-            rs = RS_VALUE;
-            s->pc.dict_ver = ver;
-            s->pc.found = found;
-            s->pc.rs = rs;
-        }
-        else {
+        rs = tr_pc_memo_dict(&s->pc, owner, s->name, &found);
+        if (rs == -2)
             return tr_provcheck_step(s, owner, value, method);
-        }
     }
     if (rs == RS_UNKNOWN) {
         tr_provcheck_n_skipped++;
@@ -187,9 +206,7 @@ TR_HOT_INLINE int tr_provcheck_traced_hit(PyObject *owner, PyObject *name, PyObj
     if (m->ty.unknown)
         return 0;
     if (m->ty.member != NULL) {
-        found = *(PyObject **)((char *)owner + m->ty.member->offset);
-        if (found == NULL && m->ty.member->type == T_OBJECT)
-            found = Py_None;
+        found = tr_pc_member_value(owner, m->ty.member);
     }
     else {
         if (tr_pc_dict_version(owner) != m->dict_ver || m->rs != RS_VALUE)
