@@ -703,6 +703,29 @@ static inline PyObject *memo_hit(const CacheEntry *e, PyObject *obj)
 
 static int serve_resolved(CacheEntry *e, TrValue obj, PyObject *name, TrValue *out);
 
+/* Entry i of c for obj, past the faults' shortcuts: dropped (0) unless its resolution is
+ * stable, it is obj's and its guard holds; then served from its memo, else re-resolved
+ * and compared (serve_resolved). 1 with *out (new references: the live value, the
+ * remembered record), -1 as serve_resolved. Inline in tr_cache_serve and
+ * tr_attr_load_fast, each keeping its own coverage. obj and name borrowed. */
+TR_HOT_INLINE int serve_entry(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *name,
+                              TrValue *out)
+{
+    CacheEntry *e = &c->entries[i];
+    if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
+        !guard_holds(e, obj.obj)) {
+        cache_remove(c, i);
+        return 0;
+    }
+    PyObject *now = memo_hit(e, obj.obj);
+    if (now != NULL) {
+        *out = tr_value_new(Py_NewRef(now), e->prov);
+        tr_prov_incref(e->prov);
+        return 1;
+    }
+    return serve_resolved(e, obj, name, out);
+}
+
 int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
 {
     TrCache *c = run->cache;
@@ -733,18 +756,7 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
             return 1;
         }
     }
-    if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
-        !guard_holds(e, obj.obj)) {
-        cache_remove(c, i);
-        return 0;
-    }
-    PyObject *now = memo_hit(e, obj.obj);
-    if (now != NULL) {
-        *out = tr_value_new(Py_NewRef(now), e->prov);
-        tr_prov_incref(e->prov);
-        return 1;
-    }
-    return serve_resolved(e, obj, name, out);
+    return serve_entry(c, i, obj, name, out);
 }
 
 /* tr_cache_serve past the memo: entry e of obj (its guard just passed, its memo could
@@ -799,27 +811,15 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
     if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
         return 0;
     Py_ssize_t i = cache_find(c, obj.obj, name);
-    if (i >= 0) {
-        CacheEntry *e = &c->entries[i];
-        if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
-            !guard_holds(e, obj.obj)) {
-            cache_remove(c, i);
-        }
-        else {
-            PyObject *now = memo_hit(e, obj.obj);
-            if (now != NULL) {
-                *out = tr_value_new(Py_NewRef(now), e->prov);
-                tr_prov_incref(e->prov);
-            }
-            else if (serve_resolved(e, obj, name, out) < 0) {
-                return -1;
-            }
-            if (run->trace != NULL &&
-                !tr_trace_name_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL, out) &&
-                tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
-                goto error;
-            goto check;
-        }
+    int served = i >= 0 ? serve_entry(c, i, obj, name, out) : 0;
+    if (served < 0)
+        return -1;
+    if (served) {
+        if (run->trace != NULL &&
+            !tr_trace_name_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL, out) &&
+            tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
+            goto error;
+        goto check;
     }
     if (tr_attr_get_resolve(run, obj, name, out) < 0)
         return -1;
