@@ -300,12 +300,7 @@ TR_HOT_INLINE size_t traced_way(PyObject *owner, PyObject *name)
     return tr_pair_slot(owner, name, PC_TRACED_SLOTS);
 }
 
-/* Whether way k holds name's memo for an owner of type tp whose valid tag is tag. */
-TR_HOT_INLINE int traced_fits(size_t k, PyObject *name, PyTypeObject *tp, unsigned int tag)
-{
-    const TrPcMemo *m = &traced_memo[k].pc;
-    return traced_memo[k].name == name && tag != 0 && m->tag == tag && m->type == tp;
-}
+#define traced_fits tr_pc_traced_fits
 
 /* The resolution from memo m, which fits owner (traced_fits): the type's part (not
  * checkable, or a slot read again), else the instance dict's answer (tr_pc_memo_dict,

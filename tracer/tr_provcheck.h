@@ -176,6 +176,14 @@ typedef struct {
 } TrPcTracedSlot;
 extern TrPcTracedSlot tr_pc_traced_memo[TR_PC_TRACED_SLOTS];
 
+/* Whether way k holds name's memo for an owner of type tp whose valid tag is tag. */
+TR_HOT_INLINE int tr_pc_traced_fits(size_t k, PyObject *name, PyTypeObject *tp,
+                                    unsigned int tag)
+{
+    const TrPcTracedSlot *s = &tr_pc_traced_memo[k];
+    return s->name == name && tag != 0 && s->pc.tag == tag && s->pc.type == tp;
+}
+
 /* 1 when tr_provcheck_traced(owner, name, value, TR_PC_LOAD_ATTR, chain) would find its
  * memo fitting and the load passing (counted as checked, as there); else 0 and nothing
  * done: the caller calls tr_provcheck_traced, which asks again. The same tests in the
@@ -195,13 +203,12 @@ TR_HOT_INLINE int tr_provcheck_traced_hit(PyObject *owner, PyObject *name, PyObj
     if (tag == 0)
         return 0;
     size_t i = tr_pair_slot(owner, name, TR_PC_TRACED_SLOTS);
-    const TrPcTracedSlot *s = &tr_pc_traced_memo[i];
-    if (s->name != name || s->pc.tag != tag || s->pc.type != tp) {
-        s = &tr_pc_traced_memo[i ^ 1];
-        if (s->name != name || s->pc.tag != tag || s->pc.type != tp)
+    if (!tr_pc_traced_fits(i, name, tp, tag)) {
+        i ^= 1;
+        if (!tr_pc_traced_fits(i, name, tp, tag))
             return 0;
     }
-    const TrPcMemo *m = &s->pc;
+    const TrPcMemo *m = &tr_pc_traced_memo[i].pc;
     PyObject *found;
     if (m->ty.unknown)
         return 0;
