@@ -141,6 +141,11 @@ static void print_counts(void)
             cs.asm_pieces, cs.asm_whole, cs.asm_block_hits, cs.asm_blocks, cs.cpu_def_compile,
             cs.cpu_asm_assembled, cs.cpu_asm_whole, cs.cpu_asm_whole_compile, cs.cpu_asm_cut_out,
             cs.cpu_asm_refused);
+    fprintf(stderr, "tracefuzz fuzz target: templates: %lu pieces asked, %lu served from a "
+            "compiled template, %lu templates compiled, %lu pieces without one; CPU s: "
+            "templates compiled %.3f, abstracting and instantiating %.3f\n", cs.tmpl_lookups,
+            cs.tmpl_hits, cs.tmpl_compiles, cs.tmpl_refused, cs.cpu_tmpl_compile,
+            cs.cpu_tmpl_instantiate);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

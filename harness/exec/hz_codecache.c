@@ -9,6 +9,7 @@
  * has the piece, as it already served the three runs of one input. */
 #include "hz_codecache.h"
 #include "hz_assemble.h"
+#include "hz_template.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,7 +30,12 @@
 
 typedef struct {
     uint64_t hash;
-    int line;              /* first line of the piece (1 for whole sources) */
+    /* pieces: the first line when stored for an exact lookup, 0 when stored for any
+     * line (from its template, or compiled at the line it first came at); sources: 2
+     * exact, 1 any. A lookup takes only an entry stored for its own kind of lookup, so
+     * a text's code in the fast protocol never depends on whether an exact run
+     * happened to compile it before (an input's coverage features are its own). */
+    int line;
     char *text;            /* malloc'd; NULL for an empty slot */
     size_t len;            /* of text */
     char *filename;        /* malloc'd */
@@ -41,6 +47,7 @@ struct HzCodeCache {
     Entry pieces[HZ_PIECE_SLOTS];
     HzCodeCacheStats stats;
     HzAssembler *assembler;   /* NULL: TRACEFUZZ_ASSEMBLE=0 */
+    HzTemplates *templates;   /* NULL: TRACEFUZZ_TEMPLATES=0 */
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)
@@ -50,10 +57,11 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
     return h;
 }
 
-/* The key of a text: its line is not part of it (see entry_find). */
-static uint64_t key(const char *text, size_t n, const char *filename)
+/* The key of a text: its line is not part of it (see entry_find), the kind of lookup
+ * is (exact ones and the others keep apart entries, and slots). */
+static uint64_t key(const char *text, size_t n, const char *filename, bool exact)
 {
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = exact ? 0x6a09e667f3bcc909ull : 14695981039346656037ull;
     h = fnv(h, text, n);
     h = (h ^ 0xffu) * 1099511628211ull;
     return fnv(h, filename, strlen(filename));
@@ -67,12 +75,12 @@ HZ_NO_COVERAGE static void entry_clear(Entry *e)
     memset(e, 0, sizeof *e);
 }
 
-/* Returns the cached object (borrowed) for (text[0..n), filename), or NULL; at
- * `line` unless line is 0 (any line will do). */
+/* Returns the cached object (borrowed) for (text[0..n), filename) stored with `line`
+ * (see Entry), or NULL. */
 HZ_NO_COVERAGE static PyObject *entry_find(const Entry *e, uint64_t h, int line, const char *text, size_t n,
                             const char *filename)
 {
-    if (e->code == NULL || e->hash != h || (line != 0 && e->line != line) || e->len != n ||
+    if (e->code == NULL || e->hash != h || e->line != line || e->len != n ||
         memcmp(e->text, text, n) != 0 || strcmp(e->filename, filename) != 0)
         return NULL;
     return e->code;
@@ -108,6 +116,9 @@ HZ_NO_COVERAGE HzCodeCache *hz_codecache_new(void)
         c->assembler = hz_assembler_new();
     if (env != NULL && strcmp(env, "2") == 0)   /* small pieces too (for tests) */
         hz_assembler_set_gate(c->assembler, true, 0);
+    const char *tenv = getenv("TRACEFUZZ_TEMPLATES");
+    if (tenv == NULL || strcmp(tenv, "0") != 0)
+        c->templates = hz_templates_new();
     return c;
 }
 
@@ -120,6 +131,7 @@ HZ_NO_COVERAGE void hz_codecache_free(HzCodeCache *c)
     for (int i = 0; i < HZ_PIECE_SLOTS; i++)
         entry_clear(&c->pieces[i]);
     hz_assembler_free(c->assembler);
+    hz_templates_free(c->templates);
     free(c);
 }
 
@@ -140,6 +152,15 @@ HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
         s.cpu_asm_cut_out = a.cpu_cut_out;
         s.cpu_asm_wrappers = a.cpu_wrappers;
         s.asm_wrappers = a.wrappers;
+    }
+    if (c->templates != NULL) {
+        HzTemplateStats t = hz_templates_stats(c->templates);
+        s.tmpl_lookups = t.lookups;
+        s.tmpl_hits = t.hits;
+        s.tmpl_compiles = t.compiles;
+        s.tmpl_refused = t.refused;
+        s.cpu_tmpl_compile = t.cpu_compile;
+        s.cpu_tmpl_instantiate = t.cpu_instantiate;
     }
     return s;
 }
@@ -304,7 +325,7 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
         for (; counted < start; counted++)
             line += source[counted] == '\n';
         const char *text = source + start;
-        uint64_t h = key(text, end - start, filename);
+        uint64_t h = key(text, end - start, filename, exact);
         Entry *e = &c->pieces[h % HZ_PIECE_SLOTS];
         c->stats.pieces++;
         PyObject *code = entry_find(e, h, exact ? line : 0, text, end - start, filename);
@@ -315,7 +336,12 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
         else {
             code = NULL;
             bool def = is_def_piece(text, source + end);
-            if (c->assembler != NULL && def) {
+            if (c->templates != NULL && !exact) {
+                code = hz_templates_code(c->templates, text, end - start, filename);
+                if (code == NULL)
+                    PyErr_Clear();   /* out of memory there: the compile may still do */
+            }
+            if (c->assembler != NULL && def && code == NULL) {
                 code = hz_assemble_piece(c->assembler, text, end - start, line, filename);
                 if (code == NULL)
                     PyErr_Clear();   /* out of memory there: the compile may still do */
@@ -334,7 +360,7 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
                 PyErr_Clear();
                 return compile_whole(source, filename);
             }
-            entry_store(e, h, line, text, end - start, filename, code);
+            entry_store(e, h, exact ? line : 0, text, end - start, filename, code);
         }
         PyTuple_SET_ITEM(tuple, i, code);
     }
@@ -345,12 +371,12 @@ HZ_NO_COVERAGE PyObject *hz_codecache_get(HzCodeCache *c, const char *source, co
                            bool exact_lines)
 {
     size_t len = strlen(source);
-    uint64_t h = key(source, len, filename);
+    uint64_t h = key(source, len, filename, exact_lines);
     Entry *e = &c->sources[h % HZ_SOURCE_SLOTS];
     c->stats.sources++;
     /* line 2 marks a source whose pieces are all at their own lines, 1 one that may
-     * have reused pieces compiled at other lines */
-    PyObject *found = entry_find(e, h, exact_lines ? 2 : 0, source, len, filename);
+     * have pieces from templates or compiled at other lines */
+    PyObject *found = entry_find(e, h, exact_lines ? 2 : 1, source, len, filename);
     if (found != NULL) {
         c->stats.source_hits++;
         return Py_NewRef(found);

@@ -55,6 +55,11 @@ typedef struct {
     double cpu_def_compile, cpu_asm_assembled, cpu_asm_whole, cpu_asm_refused;
     double cpu_asm_whole_compile, cpu_asm_cut_out, cpu_asm_wrappers;
     unsigned long asm_wrappers;
+    /* pieces offered to the templates (hz_template.h), served from a compiled
+     * template, templates compiled, pieces without a template; CPU seconds compiling
+     * templates, and abstracting and instantiating */
+    unsigned long tmpl_lookups, tmpl_hits, tmpl_compiles, tmpl_refused;
+    double cpu_tmpl_compile, cpu_tmpl_instantiate;
 } HzCodeCacheStats;
 
 /* Never returns NULL (aborts on out-of-memory). CPython must be initialised for

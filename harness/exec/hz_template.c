@@ -1,0 +1,411 @@
+/* hz_template.c: the template cache and the instantiation (see hz_template.h).
+ *
+ * A template is the module code of an abstract piece, compiled once and kept in a
+ * bounded table keyed by filename and abstract text (a slot holds Py_None for a
+ * shape whose template does not compile or does not map back). Instantiating maps,
+ * recursively over the nested code objects: each constant (a placeholder string or
+ * integer to the piece's value, the negation of an integer placeholder to the
+ * negated value, tuples and frozensets element-wise), each name of co_names,
+ * co_varnames, co_cellvars and co_freevars, and co_name and co_qualname (dotted
+ * names part by part: a nested class's __qualname__ constant too). One object stands
+ * for each placeholder, as the compiler merges equal constants across a module. A
+ * string that still holds the placeholder prefix after mapping (a placeholder the
+ * compiler cut or joined) makes the template unusable: the piece is compiled. */
+#include "hz_template.h"
+#include "hz_codecache.h"   /* HZ_NO_COVERAGE */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HZ_TEMPLATE_SLOTS 2048
+#define HZ_INT_BASE 700000000000000000LL   /* hz_template_abstract.c's integer placeholders */
+
+typedef struct {
+    uint64_t hash;
+    char *key;        /* malloc'd: filename, NUL, abstract text */
+    size_t len;
+    PyObject *code;   /* owned: the template's module code, or Py_None */
+} Slot;
+
+struct HzTemplates {
+    Slot slots[HZ_TEMPLATE_SLOTS];
+    HzTemplateStats stats;
+    const char *refusal;
+};
+
+HZ_NO_COVERAGE static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+HZ_NO_COVERAGE HzTemplates *hz_templates_new(void)
+{
+    HzTemplates *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        abort();
+    t->refusal = "";
+    return t;
+}
+
+HZ_NO_COVERAGE void hz_templates_free(HzTemplates *t)
+{
+    if (t == NULL)
+        return;
+    for (int i = 0; i < HZ_TEMPLATE_SLOTS; i++) {
+        free(t->slots[i].key);
+        Py_XDECREF(t->slots[i].code);
+    }
+    free(t);
+}
+
+HZ_NO_COVERAGE HzTemplateStats hz_templates_stats(const HzTemplates *t)
+{
+    return t->stats;
+}
+
+HZ_NO_COVERAGE const char *hz_templates_last_refusal(const HzTemplates *t)
+{
+    return t->refusal;
+}
+
+/* ---- the mapping ---- */
+
+typedef struct {
+    PyObject **obj[3];   /* per HzPlaceholderKind, by number: owned */
+    int n[3];
+    bool failed;         /* a string held a placeholder that does not map */
+} Map;
+
+HZ_NO_COVERAGE static void map_clear(Map *m)
+{
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; m->obj[k] != NULL && i < m->n[k]; i++)
+            Py_XDECREF(m->obj[k][i]);
+        free(m->obj[k]);
+    }
+}
+
+/* Fills m with the piece's values; 0, or -1 (an exception set, or none when a
+ * string is not UTF-8: no template then). */
+HZ_NO_COVERAGE static int map_init(Map *m, const HzAbstract *a)
+{
+    memset(m, 0, sizeof *m);
+    m->n[HZ_PH_NAME] = a->nnames;
+    m->n[HZ_PH_STR] = a->nstrs;
+    m->n[HZ_PH_INT] = a->nints;
+    for (int k = 0; k < 3; k++) {
+        m->obj[k] = calloc((size_t)m->n[k] + 1, sizeof(PyObject *));
+        if (m->obj[k] == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    for (int i = 0; i < a->nph; i++) {
+        const HzPlaceholder *p = &a->ph[i];
+        PyObject *v = NULL;
+        if (p->kind == HZ_PH_NAME) {
+            v = PyUnicode_FromStringAndSize(p->text, (Py_ssize_t)p->len);
+            if (v != NULL)
+                PyUnicode_InternInPlace(&v);
+        }
+        else if (p->kind == HZ_PH_STR) {
+            v = PyUnicode_DecodeUTF8(p->text, (Py_ssize_t)p->len, NULL);
+            if (v == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                PyErr_Clear();
+                return -1;
+            }
+        }
+        else {
+            char digits[24];
+            memcpy(digits, p->text, p->len);   /* at most 15 digits (the abstraction) */
+            digits[p->len] = '\0';
+            v = PyLong_FromString(digits, NULL, 10);
+        }
+        if (v == NULL)
+            return -1;
+        m->obj[p->kind][p->num] = v;
+    }
+    return 0;
+}
+
+/* The placeholder s[0..n) spells ("_tfN12_", "_tfS3_"): its value (borrowed), or NULL. */
+HZ_NO_COVERAGE static PyObject *placeholder_value(const Map *m, const char *s, Py_ssize_t n)
+{
+    if (n < 6 || s[0] != '_' || s[1] != 't' || s[2] != 'f' || s[n - 1] != '_')
+        return NULL;
+    int kind = s[3] == 'N' ? HZ_PH_NAME : s[3] == 'S' ? HZ_PH_STR : -1;
+    if (kind < 0)
+        return NULL;
+    long num = 0;
+    for (Py_ssize_t i = 4; i < n - 1; i++) {
+        if (s[i] < '0' || s[i] > '9' || num > 100000)
+            return NULL;
+        num = num * 10 + (s[i] - '0');
+    }
+    return num < m->n[kind] ? m->obj[kind][num] : NULL;
+}
+
+HZ_NO_COVERAGE static bool holds_prefix(const char *s, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i + 2 < n; i++)
+        if (s[i] == '_' && s[i + 1] == 't' && s[i + 2] == 'f')
+            return true;
+    return false;
+}
+
+/* A new reference to str s mapped: a placeholder to its value, a dotted name part by
+ * part; anything else as it is (m->failed when it still holds the prefix). NULL
+ * with an exception on error. */
+HZ_NO_COVERAGE static PyObject *map_str(Map *m, PyObject *s)
+{
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u == NULL)
+        return NULL;
+    if (!holds_prefix(u, n))
+        return Py_NewRef(s);
+    PyObject *v = placeholder_value(m, u, n);
+    if (v != NULL)
+        return Py_NewRef(v);
+    /* a dotted name: Outer.Inner, f.<locals>.g */
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (Py_ssize_t at = 0; at <= n;) {
+        Py_ssize_t end = at;
+        while (end < n && u[end] != '.')
+            end++;
+        const char *part = u + at;
+        Py_ssize_t plen = end - at;
+        PyObject *pv = placeholder_value(m, part, plen);
+        if (pv != NULL) {
+            part = PyUnicode_AsUTF8AndSize(pv, &plen);
+            if (part == NULL) {
+                free(buf);
+                return NULL;
+            }
+        }
+        else if (holds_prefix(part, plen)) {
+            m->failed = true;
+            free(buf);
+            return Py_NewRef(s);
+        }
+        if (len + (size_t)plen + 2 > cap) {
+            cap = (len + (size_t)plen + 2) * 2;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                return PyErr_NoMemory();
+            }
+            buf = nb;
+        }
+        if (at > 0)
+            buf[len++] = '.';
+        memcpy(buf + len, part, (size_t)plen);
+        len += (size_t)plen;
+        at = end + 1;
+    }
+    PyObject *r = PyUnicode_FromStringAndSize(buf, (Py_ssize_t)len);
+    free(buf);
+    return r;
+}
+
+HZ_NO_COVERAGE static PyObject *instantiate(Map *m, PyCodeObject *co);
+
+/* A new reference to constant c mapped (see the file's comment), or NULL. */
+HZ_NO_COVERAGE static PyObject *map_const(Map *m, PyObject *c)
+{
+    if (PyUnicode_CheckExact(c))
+        return map_str(m, c);
+    if (PyLong_CheckExact(c)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(c, &overflow);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        int nints = m->n[HZ_PH_INT];
+        if (overflow == 0 && v >= HZ_INT_BASE && v < HZ_INT_BASE + nints)
+            return Py_NewRef(m->obj[HZ_PH_INT][v - HZ_INT_BASE]);
+        if (overflow == 0 && v <= -HZ_INT_BASE && v > -HZ_INT_BASE - nints)
+            return PyNumber_Negative(m->obj[HZ_PH_INT][-v - HZ_INT_BASE]);
+        return Py_NewRef(c);
+    }
+    if (PyTuple_CheckExact(c)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(c);
+        PyObject *t = PyTuple_New(n);
+        if (t == NULL)
+            return NULL;
+        bool changed = false;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *e = map_const(m, PyTuple_GET_ITEM(c, i));
+            if (e == NULL) {
+                Py_DECREF(t);
+                return NULL;
+            }
+            changed = changed || e != PyTuple_GET_ITEM(c, i);
+            PyTuple_SET_ITEM(t, i, e);
+        }
+        if (!changed) {
+            Py_DECREF(t);
+            return Py_NewRef(c);
+        }
+        return t;
+    }
+    if (PyFrozenSet_CheckExact(c)) {
+        PyObject *items = PySequence_Tuple(c);
+        PyObject *mapped = items ? map_const(m, items) : NULL;
+        Py_XDECREF(items);
+        if (mapped == NULL)
+            return NULL;
+        PyObject *fs = PyFrozenSet_New(mapped);
+        Py_DECREF(mapped);
+        return fs;
+    }
+    if (PyCode_Check(c))
+        return instantiate(m, (PyCodeObject *)c);
+    return Py_NewRef(c);
+}
+
+/* A new reference to a tuple of str names mapped, or NULL. Steals names. */
+HZ_NO_COVERAGE static PyObject *map_names(Map *m, PyObject *names)
+{
+    if (names == NULL)
+        return NULL;
+    PyObject *r = map_const(m, names);
+    Py_DECREF(names);
+    return r;
+}
+
+/* A new reference to code co with every name and constant mapped, or NULL. */
+HZ_NO_COVERAGE static PyObject *instantiate(Map *m, PyCodeObject *co)
+{
+    PyObject *consts = map_const(m, co->co_consts);
+    PyObject *names = map_names(m, Py_NewRef(co->co_names));
+    PyObject *varnames = map_names(m, PyCode_GetVarnames(co));
+    PyObject *cellvars = map_names(m, PyCode_GetCellvars(co));
+    PyObject *freevars = map_names(m, PyCode_GetFreevars(co));
+    PyObject *name = map_str(m, co->co_name);
+    PyObject *qualname = map_str(m, co->co_qualname);
+    PyObject *bytes = PyCode_GetCode(co);
+    PyObject *r = NULL;
+    if (consts && names && varnames && cellvars && freevars && name && qualname && bytes)
+        r = (PyObject *)PyCode_NewWithPosOnlyArgs(
+            co->co_argcount, co->co_posonlyargcount, co->co_kwonlyargcount, co->co_nlocals,
+            co->co_stacksize, co->co_flags, bytes, consts, names, varnames, freevars, cellvars,
+            co->co_filename, name, qualname, co->co_firstlineno, co->co_linetable,
+            co->co_exceptiontable);
+    Py_XDECREF(consts);
+    Py_XDECREF(names);
+    Py_XDECREF(varnames);
+    Py_XDECREF(cellvars);
+    Py_XDECREF(freevars);
+    Py_XDECREF(name);
+    Py_XDECREF(qualname);
+    Py_XDECREF(bytes);
+    return r;
+}
+
+/* ---- the cache ---- */
+
+HZ_NO_COVERAGE static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h;
+}
+
+HZ_NO_COVERAGE static bool same_key(const Slot *s, uint64_t h, const char *key, size_t len)
+{
+    if (s->key == NULL || s->hash != h || s->len != len)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (s->key[i] != key[i])
+            return false;
+    return true;
+}
+
+/* The template of abstract text a as filename (borrowed; Py_None: none), compiled
+ * and stored when new; NULL with an exception on out-of-memory. */
+HZ_NO_COVERAGE static PyObject *template_of(HzTemplates *t, const HzAbstract *a,
+                                            const char *filename)
+{
+    size_t flen = strlen(filename), len = flen + 1 + a->len;
+    char *key = malloc(len);
+    if (key == NULL)
+        return PyErr_NoMemory();
+    memcpy(key, filename, flen + 1);
+    memcpy(key + flen + 1, a->text, a->len);
+    uint64_t h = fnv(14695981039346656037ull, key, len);
+    Slot *s = &t->slots[h % HZ_TEMPLATE_SLOTS];
+    if (same_key(s, h, key, len)) {
+        free(key);
+        t->stats.hits++;
+        return s->code;
+    }
+    double t0 = cpu_now();
+    PyObject *code = Py_CompileStringExFlags(a->text, filename, Py_file_input, NULL, 0);
+    t->stats.cpu_compile += cpu_now() - t0;
+    t->stats.compiles++;
+    if (code == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
+            free(key);
+            return NULL;
+        }
+        PyErr_Clear();   /* the piece's own compile reports its error */
+        code = Py_NewRef(Py_None);
+    }
+    free(s->key);
+    Py_XDECREF(s->code);
+    s->key = key;
+    s->len = len;
+    s->hash = h;
+    s->code = code;
+    return code;
+}
+
+HZ_NO_COVERAGE PyObject *hz_templates_code(HzTemplates *t, const char *text, size_t n,
+                                           const char *filename)
+{
+    double t0 = cpu_now();
+    double compile0 = t->stats.cpu_compile;
+    HzAbstract a;
+    Map m;
+    memset(&m, 0, sizeof m);
+    PyObject *r = NULL;
+    t->stats.lookups++;
+    t->refusal = "";
+    if (hz_abstract(text, n, &a, &t->refusal) < 0)
+        goto done;
+    PyObject *tmpl = template_of(t, &a, filename);   /* borrowed */
+    if (tmpl == NULL)
+        goto done;
+    if (tmpl == Py_None) {
+        t->refusal = "the template does not compile";
+        goto done;
+    }
+    if (map_init(&m, &a) < 0) {
+        if (!PyErr_Occurred())
+            t->refusal = "a string that is not UTF-8";
+        goto done;
+    }
+    r = instantiate(&m, (PyCodeObject *)tmpl);
+    if (r != NULL && m.failed) {
+        Py_CLEAR(r);
+        t->refusal = "a placeholder the compiler changed";
+    }
+done:
+    if (r == NULL && !PyErr_Occurred())
+        t->stats.refused++;
+    if (r == NULL && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear();   /* anything but out-of-memory: no template, the piece is compiled */
+        t->stats.refused++;
+        t->refusal = "an error while instantiating";
+    }
+    map_clear(&m);
+    hz_abstract_clear(&a);
+    t->stats.cpu_instantiate += cpu_now() - t0 - (t->stats.cpu_compile - compile0);
+    return r;
+}

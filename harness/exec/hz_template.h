@@ -1,0 +1,91 @@
+/* hz_template.h: a piece's code instantiated from a template shared by every piece
+ * that differs from it only in identifiers and literals.
+ *
+ * Most of what the fuzz loop compiles is new text made of old shapes: a mutated
+ * class differs from classes compiled before in its names, its docstring and its
+ * numbers (in a 6,000-exec loop, 59% of the class pieces compiled and 77% of the
+ * make/between pieces had the shape of an earlier one). So a piece is abstracted --
+ * each identifier replaced by `_tfN<k>_`, each plain string literal by `_tfS<k>_`
+ * and each plain decimal integer by 7e17 + k (numbered by first occurrence of a
+ * distinct spelling or value), comments, blank lines and the spacing inside a line
+ * normalised -- and the abstract text, compiled once, is the template of every
+ * piece with that shape. A piece's code is the template's with its constants, names,
+ * locals, cells, function names and qualified names mapped back to the piece's own
+ * (code.replace, recursively over nested code).
+ *
+ * What the compiler decides from the values themselves is kept out of the abstraction
+ * (the literal stays in the key): constant folding (a literal next to an arithmetic
+ * operator, a unary sign, another literal, or a constant subscript), truthiness (0 and
+ * "" stay), private-name mangling (a piece with `__name` is refused), the names the
+ * compiler treats specially (keywords, soft keywords, `super`, dunder names), string
+ * prefixes (r, b, f: kept as written; the names an f-string spells are kept as
+ * written throughout the piece, its expressions use them), escapes, and identifiers outside ASCII (refused: their
+ * spelling is normalised). The code is the piece's up to layout: its line numbers
+ * and columns are the template's, and a NOP kept for a line may differ. So templates
+ * serve only lookups that do not ask for exact lines (hz_codecache.h): the fuzz
+ * loop's fast protocol, whose every disagreement is run again with each piece
+ * compiled as written; a template that ran different code could only hide a
+ * disagreement, never report one. tests/cli/hz_template_test.c checks the code
+ * instruction by instruction against the piece's own compile. */
+#ifndef HZ_TEMPLATE_H
+#define HZ_TEMPLATE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- the abstraction (hz_template_abstract.c; no Python) ---- */
+
+typedef enum { HZ_PH_NAME, HZ_PH_STR, HZ_PH_INT } HzPlaceholderKind;
+
+typedef struct {
+    HzPlaceholderKind kind;
+    const char *text;   /* into the piece: the identifier, the string's content, the digits */
+    size_t len;
+    int num;            /* its number within its kind */
+} HzPlaceholder;
+
+typedef struct {
+    char *text;             /* malloc'd, NUL-terminated: the abstract piece */
+    size_t len;
+    HzPlaceholder *ph;      /* malloc'd, in order of first occurrence */
+    int nph;
+    int nnames, nstrs, nints;
+} HzAbstract;
+
+/* Abstracts the piece text[0..n). Returns 0, or -1 with *refusal set to why the
+ * piece has no template (out-of-memory included); a is filled on success only and
+ * freed by hz_abstract_clear either way. */
+int hz_abstract(const char *text, size_t n, HzAbstract *a, const char **refusal);
+void hz_abstract_clear(HzAbstract *a);
+
+/* ---- the templates (hz_template.c) ---- */
+
+typedef struct HzTemplates HzTemplates;
+
+typedef struct {
+    unsigned long lookups;     /* pieces asked for */
+    unsigned long refused;     /* of those, not abstracted (or their template does not compile) */
+    unsigned long hits;        /* template found compiled */
+    unsigned long compiles;    /* templates compiled */
+    double cpu_compile;        /* CPU seconds compiling templates */
+    double cpu_instantiate;    /* CPU seconds abstracting and instantiating */
+} HzTemplateStats;
+
+/* Never returns NULL (aborts on out-of-memory). */
+HzTemplates *hz_templates_new(void);
+void hz_templates_free(HzTemplates *t);
+
+/* Returns a new reference to the module code of the piece text[0..n) (a top-level
+ * statement or a run of them) as filename, instantiated from its template; or NULL
+ * without an exception when the piece has no template (the caller compiles it);
+ * or NULL with an exception on out-of-memory. */
+PyObject *hz_templates_code(HzTemplates *t, const char *text, size_t n, const char *filename);
+
+HzTemplateStats hz_templates_stats(const HzTemplates *t);
+
+/* Why the last piece had no template ("" when it had one); a static string. */
+const char *hz_templates_last_refusal(const HzTemplates *t);
+
+#endif

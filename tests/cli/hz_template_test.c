@@ -1,0 +1,400 @@
+/* hz_template_test.c: pieces instantiated from templates (hz_template.h). One case per
+ * argv[1]:
+ *   equivalent  every piece of COUNT generated programs (argv[2], default 2000; half
+ *               of them a mutation chain, whose pieces share shapes) and of the
+ *               hand-written pieces below, instantiated from its template, runs the
+ *               code its own compile runs: instruction by instruction (NOPs left out,
+ *               jumps and handlers by instruction), with the same constants (by type
+ *               and value), names, locals, cells, flags, counts and function names,
+ *               recursively; templates must serve most pieces, and again a piece
+ *               that only differs in names and literals
+ *   refused     what the abstraction must not take (private names, a placeholder's
+ *               own prefix, identifiers outside ASCII, text that is not Python) is
+ *               refused; literals the compiler could fold and the names f-strings
+ *               use are kept as written, and those pieces run their own code
+ *   semantic    generated programs through the fast protocol (builtin, and builtin
+ *               with four faults), templates on and off: the same verdicts and
+ *               signatures
+ *   no_leak     rounds of instantiating leak no Python objects */
+#include "hz_codecache.h"
+#include "hz_embed.h"
+#include "hz_mutate.h"
+#include "hz_program.h"
+#include "hz_protocol.h"
+#include "hz_target.h"
+#include "hz_template.h"
+#include "../tf_check.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The comparison, in Python: dis gives the instructions with their arguments
+ * resolved; NOPs (kept or not for a line) are left out and jump targets and handler
+ * ranges renumbered by instruction. */
+static const char norm_src[] =
+    "import dis, types\n"
+    "def _key(v):\n"
+    "    if isinstance(v, types.CodeType):\n"
+    "        return ('code', norm(v))\n"
+    "    if isinstance(v, frozenset):\n"
+    "        return ('frozenset', tuple(sorted(repr(_key(x)) for x in v)))\n"
+    "    if isinstance(v, tuple):\n"
+    "        return ('tuple', tuple(_key(x) for x in v))\n"
+    "    return (type(v).__name__, repr(v))\n"
+    "def norm(co):\n"
+    "    ins = list(dis.get_instructions(co))\n"
+    "    live = [i for i in ins if i.opname != 'NOP']\n"
+    "    at = {}\n"
+    "    k = len(live)\n"
+    "    for i in reversed(ins):\n"
+    "        if i.opname != 'NOP':\n"
+    "            k -= 1\n"
+    "        at[i.offset] = k\n"
+    "    out = []\n"
+    "    for i in live:\n"
+    "        if i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:\n"
+    "            arg = ('jump', at.get(i.argval, len(live)))\n"
+    "        else:\n"
+    "            arg = _key(i.argval)\n"
+    "        out.append((i.opname, arg))\n"
+    "    table = []\n"
+    "    for e in dis._parse_exception_table(co):\n"
+    "        table.append((at.get(e.start), at.get(e.end, len(live)), at.get(e.target), e.depth, e.lasti))\n"
+    "    return (co.co_name, co.co_qualname, co.co_argcount, co.co_posonlyargcount,\n"
+    "            co.co_kwonlyargcount, co.co_flags, co.co_varnames, co.co_cellvars,\n"
+    "            co.co_freevars, co.co_names, tuple(out), tuple(table))\n";
+
+static PyObject *norm_fn;
+
+/* The normal form of code (a new reference), or NULL with an exception. */
+static PyObject *norm(PyObject *code)
+{
+    return PyObject_CallOneArg(norm_fn, code);
+}
+
+typedef struct {
+    unsigned long pieces, served, refused, equal, differ;
+    const char *why[8];          /* refusals by reason (static strings) */
+    unsigned long why_n[8];
+} Counts;
+
+static void count_refusal(Counts *c, const char *why)
+{
+    for (int i = 0; i < 8; i++) {
+        if (c->why[i] == NULL)
+            c->why[i] = why;
+        if (c->why[i] == why) {
+            c->why_n[i]++;
+            return;
+        }
+    }
+}
+
+/* Instantiates each piece of source and compares it with the piece's own compile. */
+static void check_source(HzTemplates *t, const char *label, const char *source, Counts *c)
+{
+    size_t starts[256];
+    int n = hz_codecache_cut(source, starts, 256);
+    if (n > 256)
+        n = 256;
+    size_t len = strlen(source);
+    for (int i = 0; i < n; i++) {
+        size_t start = starts[i], end = i + 1 < n ? starts[i + 1] : len;
+        char *piece = strndup(source + start, end - start);
+        REQUIRE(piece != NULL, "strndup");
+        c->pieces++;
+        PyObject *want = Py_CompileStringExFlags(piece, "<tfprog>", Py_file_input, NULL, 0);
+        PyObject *got = hz_templates_code(t, piece, end - start, "<tfprog>");
+        REQUIRE(!PyErr_Occurred() || want == NULL, "%s: an error instantiating", label);
+        PyErr_Clear();
+        if (got == NULL) {
+            c->refused++;
+            count_refusal(c, hz_templates_last_refusal(t));
+        }
+        else if (want == NULL) {
+            c->differ++;
+            CHECK(0, "%s: piece %d does not compile, but its template does:\n%s", label, i, piece);
+        }
+        else {
+            c->served++;
+            PyObject *nw = norm(want), *ng = norm(got);
+            REQUIRE(nw != NULL && ng != NULL, "norm");
+            int eq = PyObject_RichCompareBool(nw, ng, Py_EQ);
+            if (eq == 1)
+                c->equal++;
+            else {
+                c->differ++;
+                if (c->differ <= 3) {
+                    PyObject *rw = PyObject_Repr(nw), *rg = PyObject_Repr(ng);
+                    CHECK(0, "%s: piece %d runs other code than its compile:\n%s\n--- compile:\n%s\n--- template:\n%s",
+                          label, i, piece, rw ? PyUnicode_AsUTF8(rw) : "?",
+                          rg ? PyUnicode_AsUTF8(rg) : "?");
+                    Py_XDECREF(rw);
+                    Py_XDECREF(rg);
+                }
+            }
+            Py_DECREF(nw);
+            Py_DECREF(ng);
+        }
+        Py_XDECREF(want);
+        Py_XDECREF(got);
+        free(piece);
+    }
+}
+
+/* Pieces the abstraction must get right: folding, truthiness, keywords, kwnames,
+ * nested classes and closures, comprehensions, decorators, annotations, imports. */
+static const char *const hand[] = {
+    "def f(a, b=5, *c, d='x', **e):\n    'doc'\n    return a + 1, -5, 5 - b\n"
+    "def f2():\n    return 'x' 'y'\n"
+    "def f3():\n    return ~3, 2 ** 3, 7 // 9\n"
+    "def f4(b):\n    return b[1], 'abc'[1], (1, 2)[0], ('ab', 'cd')[0]\n",
+    "def g(x):\n    if 0:\n        return 1\n    while 1:\n        if x == 3:\n            break\n    return x in (1, 2) or x in {3, 4} or x in [5, 6, 7]\n",
+    "class A(object, metaclass=type):\n    '''A class.'''\n    n: int = 4\n    def m(self):\n        return super().m(), __class__\n    class B:\n        def k(self):\n            return 'B.k'\n",
+    "def h(p):\n    def inner(q=p):\n        nonlocal p\n        p = q + 2\n        return lambda: p\n    return inner, [i * 2 for i in range(3)], {k: 'v' for k in 'ab'}\n",
+    "@property\ndef prop(self):\n    return self.__dict__.get('prop', 17)\n",
+    "import functools\nfrom os import path as p, sep\nLOG = []\nEXPECTED = (AttributeError, KeyError)\nx = f(key=1, other='two')\n",
+    "def u(a):\n    try:\n        return a.b\n    except (AttributeError, KeyError) as e:\n        return ('raised', type(e).__name__)\n    finally:\n        a.c = 'done'\n",
+    "def w(a):\n    out = []\n    out.append(a.x is a.x)\n    vars(a)['x'] = ('shadow', 3)\n    out.append((a.x, a.x))\n    return out\n",
+    "class C:\n    x = 1\n    y = 1\n    z = 'q'\n    def f(self, x=1, y='q'):\n        return x, y, 'q', 1\n",
+    "def big():\n    return 123456789012345, 0, '', \"\", 1.5, 2j, 0x10, 1_000, b'b', r'r'\n",
+    "match = 1\ncase = 2\n_ = 3\ndef s(v):\n    match v:\n        case [1, _]:\n            return 'one'\n        case {'k': 2}:\n            return 'two'\n        case _:\n            return 'other'\n",
+    "def t(a):\n    x = (1,\n         2)  # a comment\n\n    # another\n    return x, \\\n        a\n",
+    NULL,
+};
+
+/* The same shape twice with other names and literals: the second is a hit. */
+static const char *const pair[2] = {
+    "class P(Base):\n    'one'\n    @property\n    def alpha(self):\n        LOG.append(('get', 'P.alpha'))\n        return ['alpha', 4]\n",
+    "class Q(Root):\n    'two'\n    @property\n    def beta(self):\n        LOG.append(('get', 'Q.beta'))\n        return ['beta', 9]\n",
+};
+
+static int test_equivalent(unsigned long count)
+{
+    HzTemplates *t = hz_templates_new();
+    Counts c = {0};
+    for (int i = 0; hand[i] != NULL; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "hand-written %d", i);
+        check_source(t, label, hand[i], &c);
+    }
+    Counts h = c;
+    HzTemplateStats s0 = hz_templates_stats(t);
+    check_source(t, "pair 0", pair[0], &c);
+    HzTemplateStats s1 = hz_templates_stats(t);
+    check_source(t, "pair 1", pair[1], &c);
+    HzTemplateStats s2 = hz_templates_stats(t);
+    CHECK(s1.compiles == s0.compiles + 1 && s2.compiles == s1.compiles && s2.hits == s1.hits + 1,
+          "the second class of the pair did not reuse the first's template");
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    uint8_t cur[4096], next[4096];
+    size_t n = 96;
+    for (size_t i = 0; i < n; i++)
+        cur[i] = (uint8_t)(i * 53 + 5);
+    for (unsigned long k = 0; k < count; k++) {
+        HzProgram *p;
+        if (k % 2 == 0) {   /* random programs */
+            uint8_t buf[512];
+            size_t len = 64 + (size_t)(k % 448);
+            for (size_t i = 0; i < len; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                buf[i] = (uint8_t)x;
+            }
+            p = hz_decode(buf, len);
+        }
+        else {   /* a mutation chain, as the fuzz loop makes inputs */
+            size_t m = hz_mutate_bytes(cur, n, next, sizeof next, 7000 + k);
+            if (m > 0 && m < 600) {
+                memcpy(cur, next, m);
+                n = m;
+            }
+            p = hz_decode(cur, n);
+        }
+        HzEmitOptions eo = {.no_main = k % 4 == 1};
+        char *src = hz_emit(p, &eo);
+        hz_program_free(p);
+        char label[32];
+        snprintf(label, sizeof label, "program %lu", k);
+        check_source(t, label, src, &c);
+        free(src);
+    }
+    HzTemplateStats st = hz_templates_stats(t);
+    printf("hand-written: %lu pieces, %lu served, %lu equal, %lu refused, %lu differ\n",
+           h.pieces, h.served, h.equal, h.refused, h.differ);
+    printf("all: %lu pieces, %lu served from templates (%lu equal, %lu differ), %lu refused; "
+           "%lu templates compiled, %lu hits\n",
+           c.pieces, c.served, c.equal, c.differ, c.refused, st.compiles, st.hits);
+    for (int i = 0; i < 8 && c.why[i] != NULL; i++)
+        printf("  refused %lu: %s\n", c.why_n[i], c.why[i]);
+    CHECK(c.differ == 0, "%lu pieces run other code than their compile", c.differ);
+    CHECK(h.served >= h.pieces * 3 / 4, "only %lu of %lu hand-written pieces served", h.served,
+          h.pieces);
+    CHECK(c.served >= c.pieces * 9 / 10, "only %lu of %lu pieces served", c.served, c.pieces);
+    CHECK(st.hits >= st.lookups / 3, "only %lu of %lu lookups hit a template", st.hits, st.lookups);
+    hz_templates_free(t);
+    return 0;
+}
+
+/* Each case: refused (no template), or served and equal to its compile. */
+static int test_refused(void)
+{
+    static const char *const must_refuse[] = {
+        "class K:\n    def m(self):\n        return self.__secret\n",   /* mangled */
+        "def f():\n    return _tf_x\n",                         /* the placeholders' prefix */
+        "def f():\n    return 'caf\xc3\xa9' + \xc3\xa9t\xc3\xa9\n",   /* a non-ASCII name */
+        "def f(:\n",                                            /* not Python */
+        "def f():\n    return 'open\n",
+        NULL,
+    };
+    HzTemplates *t = hz_templates_new();
+    for (int i = 0; must_refuse[i] != NULL; i++) {
+        PyObject *code = hz_templates_code(t, must_refuse[i], strlen(must_refuse[i]), "<tfprog>");
+        CHECK(code == NULL && !PyErr_Occurred(), "case %d was not refused: %s (%s)", i,
+              must_refuse[i], hz_templates_last_refusal(t));
+        PyErr_Clear();
+        Py_XDECREF(code);
+    }
+    /* served, and equal to their compile: the literals stay as written */
+    static const char *const kept[] = {
+        "def f():\n    return 7 - 2, 7 * 2, -7, 'a' 'b', 'ab' * 2, 'abc'[2], (3, 4)[1], 'x' % 'y'\n",
+        "def f(x):\n    return x if 0 else '', not 5\n",
+        "def f(self, name):\n    raise AttributeError(f\"{type(self).__name__!r} has no {name!r}\" + 'x')\n",
+        NULL,
+    };
+    Counts c = {0};
+    for (int i = 0; kept[i] != NULL; i++)
+        check_source(t, "kept", kept[i], &c);
+    CHECK(c.served == c.pieces && c.differ == 0, "%lu of %lu kept cases served, %lu differ",
+          c.served, c.pieces, c.differ);
+    printf("refused: %d cases refused; literals kept: %lu of %lu served and equal\n", 5,
+           c.equal, c.pieces);
+    hz_templates_free(t);
+    return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static void semantic_target(const char *spec, unsigned long count, bool faults)
+{
+    char err[1024];
+    HzTarget tg;
+    REQUIRE(hz_target_load(spec, NULL, &tg, err, sizeof err) == 0, "target %s: %s", spec, err);
+    setenv("TRACEFUZZ_TEMPLATES", "0", 1);
+    HzProtocol *plain = hz_protocol_new(&tg);
+    unsetenv("TRACEFUZZ_TEMPLATES");
+    HzProtocol *tmpl = hz_protocol_new(&tg);
+    hz_protocol_set_fast(plain, true);
+    hz_protocol_set_fast(tmpl, true);
+    uint8_t cur[4096], next[4096];
+    size_t n = 96;
+    for (size_t i = 0; i < n; i++)
+        cur[i] = (uint8_t)(i * 37 + 11);
+    unsigned long same = 0, ok = 0;
+    for (unsigned long k = 0; k < count; k++) {
+        size_t m = hz_mutate_bytes(cur, n, next, sizeof next, 1000 + k);
+        if (m > 0 && m < 600) {
+            memcpy(cur, next, m);
+            n = m;
+        }
+        HzProgram *p = hz_decode(cur, n);
+        HzEmitOptions eo = {.no_main = true};
+        char *src = hz_emit(p, &eo);
+        hz_program_free(p);
+        HzOutcome a = {0}, b = {0};
+        REQUIRE(hz_protocol_run(plain, src, "<tfprog>", NULL, &a) == 0, "run");
+        REQUIRE(hz_protocol_run(tmpl, src, "<tfprog>", NULL, &b) == 0, "run");
+        bool eq = a.kind == b.kind && same_str(a.signature, b.signature);
+        same += eq;
+        ok += a.kind == OR_OK;
+        CHECK(eq, "%s: input %lu: verdicts differ (%s vs %s)", spec, k,
+              a.signature ? a.signature : "-", b.signature ? b.signature : "-");
+        hz_outcome_clear(&a);
+        hz_outcome_clear(&b);
+        free(src);
+    }
+    HzCodeCacheStats cs = hz_protocol_code_stats(tmpl);
+    printf("%s: %lu inputs, %lu alike (%lu OK); templates served %lu of %lu pieces asked "
+           "(%lu hits)\n", spec, count, same, ok, cs.tmpl_lookups - cs.tmpl_refused,
+           cs.tmpl_lookups, cs.tmpl_hits);
+    CHECK(cs.tmpl_hits > 0 && cs.tmpl_lookups > count, "templates were hardly used");
+    CHECK(!faults || ok < count, "no input was a finding: the check cannot see a difference");
+    hz_protocol_free(plain);
+    hz_protocol_free(tmpl);
+    hz_target_clear(&tg);
+}
+
+static Py_ssize_t allocated_blocks(void)
+{
+    PyObject *sys = PyImport_ImportModule("sys");
+    PyObject *r = sys ? PyObject_CallMethod(sys, "getallocatedblocks", NULL) : NULL;
+    Py_ssize_t n = r ? PyLong_AsSsize_t(r) : -1;
+    Py_XDECREF(r);
+    Py_XDECREF(sys);
+    return n;
+}
+
+static int test_no_leak(void)
+{
+    HzTemplates *t = hz_templates_new();
+    Counts c = {0};
+    for (int i = 0; hand[i] != NULL; i++)
+        check_source(t, "warm-up", hand[i], &c);
+    PyRun_SimpleString("import gc; gc.collect()");
+    Py_ssize_t before = allocated_blocks();
+    for (int round = 0; round < 200; round++)
+        for (int i = 0; hand[i] != NULL; i++) {
+            PyObject *code = hz_templates_code(t, hand[i], strlen(hand[i]), "<tfprog>");
+            PyErr_Clear();
+            Py_XDECREF(code);
+        }
+    PyRun_SimpleString("import gc; gc.collect()");
+    Py_ssize_t after = allocated_blocks();
+    printf("no_leak: %zd -> %zd live blocks over 200 rounds of %d pieces\n", before, after,
+           (int)(sizeof hand / sizeof hand[0]) - 1);
+    CHECK(after - before < 100, "%zd blocks more after 200 rounds", after - before);
+    hz_templates_free(t);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: hz_template_test equivalent [COUNT]|refused|semantic [COUNT]|no_leak\n");
+        return 2;
+    }
+    char err[512];
+    HzEmbedConfig ec = {0};
+    REQUIRE(hz_embed_init(&ec, err, sizeof err) == 0, "embed: %s", err);
+    PyObject *mod = PyImport_AddModule("__main__");   /* borrowed */
+    REQUIRE(mod != NULL && PyRun_SimpleString(norm_src) == 0, "the comparison's Python");
+    norm_fn = PyObject_GetAttrString(mod, "norm");
+    REQUIRE(norm_fn != NULL, "norm");
+    if (strcmp(argv[1], "equivalent") == 0)
+        test_equivalent(argc > 2 ? strtoul(argv[2], NULL, 10) : 2000);
+    else if (strcmp(argv[1], "refused") == 0)
+        test_refused();
+    else if (strcmp(argv[1], "semantic") == 0) {
+        unsigned long count = argc > 2 ? strtoul(argv[2], NULL, 10) : 300;
+        semantic_target("builtin", count, false);
+        REQUIRE(PyRun_SimpleString("import tfjit\n"
+                                   "tfjit.set_faults('dict_before_data_desc,stale_class_attr,"
+                                   "no_getattr_after_getter_error,getattribute_ignored')\n") == 0,
+                "set_faults");
+        semantic_target("builtin", count, true);
+    }
+    else if (strcmp(argv[1], "no_leak") == 0)
+        test_no_leak();
+    else {
+        fprintf(stderr, "unknown case %s\n", argv[1]);
+        return 2;
+    }
+    Py_DECREF(norm_fn);
+    return tf_failures != 0;
+}
