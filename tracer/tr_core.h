@@ -172,6 +172,21 @@ TR_HOT_INLINE PyObject **tr_dict_ptr(PyObject *o)
     return _PyObject_GetDictPtr(o);
 }
 
+/* Materialises o's instance dict when it still holds its values inline (a managed
+ * dict not yet made), as tr_dict_ptr does. The tracer's reads of instance dicts go
+ * through tr_dict_ptr, and whether one happens depends on caches, memos and hoists
+ * keyed by addresses and epochs, which depend on what ran before; an object whose dict
+ * one history made and another did not then resolves differently later (the fuzz
+ * target's features depended on the inputs run before). Settled at the start of every
+ * attribute operation, traced or replayed, the dict is made at the first operation on
+ * the object, whatever ran before. CPython's own loads keep the values inline; no
+ * program sees the difference but through the dict's memory. */
+TR_HOT_INLINE void tr_dict_settle(PyObject *o)
+{
+    if ((Py_TYPE(o)->tp_flags & Py_TPFLAGS_MANAGED_DICT) && ((void **)o)[-4] != NULL)
+        (void)tr_dict_ptr(o);
+}
+
 /* New provenance record or NULL with MemoryError. */
 static inline TrProv *tr_prov_simple(TrProvKind kind, TrProv *base)
 {

@@ -1199,6 +1199,7 @@ dispatch:
     case TR_OP_LOAD_ATTR: {        /* (owner -- v) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = TOP(), v = {NULL, NULL};
+        tr_dict_settle(owner.obj);
         int hit = tr_attr_load_fast(run, owner, name, &v);   /* served, recorded, checked */
         if (hit < 0)
             goto error;
@@ -1219,6 +1220,7 @@ dispatch:
     case TR_OP_LOAD_METHOD: {      /* (owner -- meth self) or (owner -- NULL attr) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = TOP(), m = {NULL, NULL};
+        tr_dict_settle(owner.obj);
         int unbound = tr_attr_get_method(run, owner, name, &m);
         if (unbound < 0)
             goto error;
@@ -1243,6 +1245,7 @@ dispatch:
     case TR_OP_STORE_ATTR: {       /* (v owner -- ) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = POP(), v = POP();
+        tr_dict_settle(owner.obj);
         int err = tr_attr_set(run, owner, name, v);
         tr_value_clear(&owner);
         tr_value_clear(&v);
@@ -1254,6 +1257,7 @@ dispatch:
     case TR_OP_DELETE_ATTR: {      /* (owner -- ) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = POP();
+        tr_dict_settle(owner.obj);
         int err = tr_attr_del(run, owner, name);
         tr_value_clear(&owner);
         if (err < 0)

@@ -935,6 +935,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             fused = 0;
         load_attr: ;
             /* fused: owner is LOAD_FAST's local, not on the stack (see LOAD_FAST) */
+            tr_dict_settle(owner);
             TrAttrStep *a = &t->attrs[s->attr];
             uint64_t epoch = tr_replay_epoch;
             int g = -1;
@@ -1030,6 +1031,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg);
             owner = TOP().obj;
+            tr_dict_settle(owner);
             fwd_note_store(st, owner, name);   /* first: the old value may be freed */
             int err = op == TR_OP_STORE_ATTR ? PyObject_SetAttr(owner, name, PEEK(2).obj)
                                              : PyObject_DelAttr(owner, name);
