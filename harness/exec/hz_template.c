@@ -308,6 +308,35 @@ HZ_NO_COVERAGE static PyObject *instantiate(Map *m, PyCodeObject *co)
     return r;
 }
 
+/* ---- a text buffer ---- */
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+    bool failed;
+} Out;
+
+HZ_NO_COVERAGE static void out_add(Out *o, const char *s, size_t n)
+{
+    if (o->failed)
+        return;
+    if (o->n + n + 1 > o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 1024;
+        while (cap < o->n + n + 1)
+            cap *= 2;
+        char *p = realloc(o->p, cap);
+        if (p == NULL) {
+            o->failed = true;
+            return;
+        }
+        o->p = p;
+        o->cap = cap;
+    }
+    memcpy(o->p + o->n, s, n);
+    o->n += n;
+    o->p[o->n] = '\0';
+}
+
 /* ---- the cache ---- */
 
 HZ_NO_COVERAGE static uint64_t fnv(uint64_t h, const char *s, size_t n)
@@ -366,17 +395,15 @@ HZ_NO_COVERAGE static PyObject *template_of(HzTemplates *t, const HzAbstract *a,
     return code;
 }
 
-HZ_NO_COVERAGE PyObject *hz_templates_code(HzTemplates *t, const char *text, size_t n,
+/* The whole-piece route: a new reference to the piece's module code from the template
+ * of its abstract text, or NULL (an exception only on out-of-memory). */
+HZ_NO_COVERAGE static PyObject *piece_code(HzTemplates *t, const char *text, size_t n,
                                            const char *filename)
 {
-    double t0 = cpu_now();
-    double compile0 = t->stats.cpu_compile;
     HzAbstract a;
     Map m;
     memset(&m, 0, sizeof m);
     PyObject *r = NULL;
-    t->stats.lookups++;
-    t->refusal = "";
     if (hz_abstract(text, n, &a, &t->refusal) < 0)
         goto done;
     PyObject *tmpl = template_of(t, &a, filename);   /* borrowed */
@@ -397,15 +424,164 @@ HZ_NO_COVERAGE PyObject *hz_templates_code(HzTemplates *t, const char *text, siz
         t->refusal = "a placeholder the compiler changed";
     }
 done:
-    if (r == NULL && !PyErr_Occurred())
-        t->stats.refused++;
     if (r == NULL && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
         PyErr_Clear();   /* anything but out-of-memory: no template, the piece is compiled */
-        t->stats.refused++;
         t->refusal = "an error while instantiating";
     }
     map_clear(&m);
     hz_abstract_clear(&a);
+    return r;
+}
+
+/* A new reference to co with consts and qualname replaced (NULL: kept), or NULL. */
+HZ_NO_COVERAGE static PyObject *code_with(PyCodeObject *co, PyObject *consts, PyObject *qualname)
+{
+    PyObject *varnames = PyCode_GetVarnames(co);
+    PyObject *cellvars = PyCode_GetCellvars(co);
+    PyObject *freevars = PyCode_GetFreevars(co);
+    PyObject *bytes = PyCode_GetCode(co);
+    PyObject *r = NULL;
+    if (varnames && cellvars && freevars && bytes)
+        r = (PyObject *)PyCode_NewWithPosOnlyArgs(
+            co->co_argcount, co->co_posonlyargcount, co->co_kwonlyargcount, co->co_nlocals,
+            co->co_stacksize, co->co_flags, bytes, consts ? consts : co->co_consts, co->co_names,
+            varnames, freevars, cellvars, co->co_filename, co->co_name,
+            qualname ? qualname : co->co_qualname, co->co_firstlineno, co->co_linetable,
+            co->co_exceptiontable);
+    Py_XDECREF(varnames);
+    Py_XDECREF(cellvars);
+    Py_XDECREF(freevars);
+    Py_XDECREF(bytes);
+    return r;
+}
+
+/* The one code object among co's constants (borrowed) and its index, or NULL. */
+HZ_NO_COVERAGE static PyCodeObject *only_code(PyObject *co, Py_ssize_t *at)
+{
+    PyObject *consts = ((PyCodeObject *)co)->co_consts;
+    PyCodeObject *found = NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++)
+        if (PyCode_Check(PyTuple_GET_ITEM(consts, i))) {
+            if (found != NULL)
+                return NULL;
+            found = (PyCodeObject *)PyTuple_GET_ITEM(consts, i);
+            *at = i;
+        }
+    return found;
+}
+
+#define HZ_MAX_MEMBERS 64
+
+/* The skeleton route of a class piece with def members m[0..k): the class with every
+ * member's body replaced by `pass` (its decorators, defaults and annotations stay:
+ * the class body evaluates them), and each member alone (`if True:` over its lines,
+ * a top-level function, as a method of a top-level class is: not nested, no cell);
+ * both through the templates, then each stub's code in the class body's constants
+ * replaced by its member's, under the stub's qualified name. A class template
+ * would be the combination of its members' shapes, which rarely repeats; the
+ * skeleton and each member's shape do. A new reference, or NULL (an exception only
+ * on out-of-memory). */
+HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, size_t n,
+                                           const char *filename, const HzClassMember *m, int k)
+{
+    Out sk = {0};
+    PyObject *mod = NULL, *r = NULL, *consts = NULL, *body = NULL, *mconsts = NULL;
+    size_t at = 0;
+    for (int i = 0; i < k; i++) {
+        out_add(&sk, text + at, m[i].body - at);
+        out_add(&sk, " pass\n", 6);
+        at = m[i].end;
+    }
+    out_add(&sk, text + at, n - at);
+    if (sk.failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    mod = piece_code(t, sk.p, sk.n, filename);
+    if (mod == NULL)
+        goto done;
+    Py_ssize_t cls_at = 0;
+    PyCodeObject *cls = only_code(mod, &cls_at);
+    if (cls == NULL) {
+        t->refusal = "the skeleton holds no class body";
+        goto done;
+    }
+    consts = PySequence_List(cls->co_consts);
+    if (consts == NULL)
+        goto done;
+    int i = 0;
+    for (Py_ssize_t c = 0; c < PyList_GET_SIZE(consts); c++) {
+        PyObject *stub = PyList_GET_ITEM(consts, c);
+        if (!PyCode_Check(stub))
+            continue;
+        if (i == k) {
+            t->refusal = "more code in the skeleton than members";
+            goto done;
+        }
+        Out mt = {0};
+        out_add(&mt, "if True:\n", 9);
+        out_add(&mt, text + m[i].line, m[i].end - m[i].line);
+        PyObject *mmod = mt.failed ? PyErr_NoMemory() : piece_code(t, mt.p, mt.n, filename);
+        free(mt.p);
+        i++;
+        if (mmod == NULL)
+            goto done;
+        Py_ssize_t fn_at;
+        PyCodeObject *fn = only_code(mmod, &fn_at);
+        int same = fn != NULL ? PyObject_RichCompareBool(fn->co_name, ((PyCodeObject *)stub)->co_name, Py_EQ) : 0;
+        PyObject *code = same == 1 ? code_with(fn, NULL, ((PyCodeObject *)stub)->co_qualname) : NULL;
+        Py_DECREF(mmod);
+        if (code == NULL) {
+            if (!PyErr_Occurred())
+                t->refusal = "a member is not the skeleton's";
+            goto done;
+        }
+        PyList_SetItem(consts, c, code);   /* steals code */
+    }
+    if (i != k) {
+        t->refusal = "fewer code objects in the skeleton than members";
+        goto done;
+    }
+    PyObject *ct = PyList_AsTuple(consts);
+    body = ct ? code_with(cls, ct, NULL) : NULL;
+    Py_XDECREF(ct);
+    if (body == NULL)
+        goto done;
+    mconsts = PySequence_List(((PyCodeObject *)mod)->co_consts);
+    if (mconsts == NULL)
+        goto done;
+    PyList_SetItem(mconsts, cls_at, Py_NewRef(body));
+    PyObject *mt2 = PyList_AsTuple(mconsts);
+    r = mt2 ? code_with((PyCodeObject *)mod, mt2, NULL) : NULL;
+    Py_XDECREF(mt2);
+done:
+    if (r == NULL && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear();
+        t->refusal = "an error while instantiating";
+    }
+    free(sk.p);
+    Py_XDECREF(mod);
+    Py_XDECREF(consts);
+    Py_XDECREF(body);
+    Py_XDECREF(mconsts);
+    return r;
+}
+
+HZ_NO_COVERAGE PyObject *hz_templates_code(HzTemplates *t, const char *text, size_t n,
+                                           const char *filename)
+{
+    double t0 = cpu_now();
+    double compile0 = t->stats.cpu_compile;
+    t->stats.lookups++;
+    t->refusal = "";
+    /* the route is the text's alone (never the cache's), so a piece's code is too */
+    HzClassMember m[HZ_MAX_MEMBERS];
+    int k = hz_class_members(text, n, m, HZ_MAX_MEMBERS);
+    PyObject *r = k > 0 ? class_code(t, text, n, filename, m, k) : piece_code(t, text, n, filename);
+    if (k > 0)
+        t->stats.classes++;
+    if (r == NULL && !PyErr_Occurred())
+        t->stats.refused++;
     t->stats.cpu_instantiate += cpu_now() - t0 - (t->stats.cpu_compile - compile0);
     return r;
 }

@@ -60,6 +60,19 @@ typedef struct {
 int hz_abstract(const char *text, size_t n, HzAbstract *a, const char **refusal);
 void hz_abstract_clear(HzAbstract *a);
 
+/* A def member of a class piece: what the skeleton route (hz_template.c) cuts. */
+typedef struct {
+    size_t line;   /* offset of its def line (from the line's start, indentation included) */
+    size_t body;   /* offset just after the colon ending its header */
+    size_t end;    /* offset of the next line at the class body's indentation or less, or the piece's end */
+} HzClassMember;
+
+/* The def members of a class piece text[0..n) (a top-level class, decorated or not,
+ * whose body is indented with spaces on its own lines) in order, at most cap; 0 when
+ * the piece is not such a class, has no def member, or uses `super` or `__class__`
+ * (its methods share a cell with the class body: they are not standalone code). */
+int hz_class_members(const char *text, size_t n, HzClassMember *m, int cap);
+
 /* ---- the templates (hz_template.c) ---- */
 
 typedef struct HzTemplates HzTemplates;
@@ -67,7 +80,9 @@ typedef struct HzTemplates HzTemplates;
 typedef struct {
     unsigned long lookups;     /* pieces asked for */
     unsigned long refused;     /* of those, not abstracted (or their template does not compile) */
-    unsigned long hits;        /* template found compiled */
+    unsigned long classes;     /* of those, classes taken by the skeleton route (their
+                                * skeleton and members count as more lookups below) */
+    unsigned long hits;        /* templates found compiled (whole pieces, skeletons, members) */
     unsigned long compiles;    /* templates compiled */
     double cpu_compile;        /* CPU seconds compiling templates */
     double cpu_instantiate;    /* CPU seconds abstracting and instantiating */
