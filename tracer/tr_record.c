@@ -302,7 +302,11 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
         return;
     }
     if (t->nsteps == t->cap) {
+        /* Never above the bound: the inline recorders (tr_reuse.h) then test the room
+         * alone, nsteps < cap implying nsteps < TR_TRACE_MAX_STEPS. */
         Py_ssize_t cap = t->cap ? 2 * t->cap : 64;
+        if (cap > TR_TRACE_MAX_STEPS)
+            cap = TR_TRACE_MAX_STEPS;
         TrStep *ns = PyMem_Realloc(t->steps, (size_t)cap * sizeof(TrStep));
         if (ns == NULL) {
             mark(t, TR_UR_TOO_LONG);
