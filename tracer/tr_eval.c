@@ -490,7 +490,9 @@ void tr_frame_clear(TrFrame *f)
     }
 }
 
-int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
+/* tr_frame_run's body, inline in tr_eval_code too (a function call runs one frame:
+ * one call layer less). */
+static inline int frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
 {
     out->obj = NULL;
     out->prov = NULL;
@@ -513,6 +515,11 @@ int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
     return rc;
 }
 
+int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
+{
+    return frame_run(run, f, throwing, out);
+}
+
 int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals,
                  PyObject *builtins, PyObject *locals, TrValue *localsplus, TrValue *out)
 {
@@ -524,7 +531,7 @@ int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals
     int init = tr_frame_init_buf(&frame, co, func, globals, builtins, locals, localsplus,
                                  stackbuf, (int)(sizeof stackbuf / sizeof stackbuf[0]));
     if (init == 0) {
-        rc = tr_frame_run(run, &frame, 0, out);
+        rc = frame_run(run, &frame, 0, out);
         if (rc == 1) {
             /* Only generator frames (tr_gen.c) may yield. */
             fprintf(stderr, "tracefuzz: a function frame yielded\n");
