@@ -20,13 +20,8 @@ static TrProv cut_record = {.refcnt = 1 << 30, .kind = TR_PROV_OPAQUE, .how = TR
                             .reach = 1, .detail = "..."};
 
 /* Each record knows how many it reaches (1 + its base's + its arg's), so the bound is
- * checked without walking the chain: links are bounded, so a count stays <= 129. */
-static TrProv *bounded(TrProv *link)
-{
-    if (link == NULL || link->reach <= TR_PROV_MAX_REACH)
-        return link;
-    return &cut_record;
-}
+ * checked without walking the chain (prov_fill): links are bounded, so a count stays
+ * <= 129. */
 
 /* Freed records are kept for reuse: the interpreter makes and drops one or more per
  * operation, and malloc/free were a tenth of the tracer's time. Records are only made
@@ -63,7 +58,7 @@ static void prov_release(TrProv *p)
 {
 #ifndef TR_PROV_NO_FREELIST
     if (nfree < TR_PROV_FREELIST_MAX) {
-        p->refcnt = 0;
+        /* refcnt is 0 already (tr_prov_decref_slow, the only caller) */
         p->base = freelist;
         freelist = p;
         nfree++;
@@ -78,17 +73,27 @@ static void prov_release(TrProv *p)
 static inline TrProv *prov_fill(TrProv *p, TrProvKind kind, TrProv *base, TrProv *arg,
                                 PyObject *name, int index)
 {
-    base = bounded(base);
-    arg = bounded(arg);
+    /* bounded() and the reach in one read of each link's reach */
+    int reach = 1;
+    if (base != NULL) {
+        if (base->reach > TR_PROV_MAX_REACH)
+            base = &cut_record;
+        base->refcnt++;
+        reach += base->reach;
+    }
+    if (arg != NULL) {
+        if (arg->reach > TR_PROV_MAX_REACH)
+            arg = &cut_record;
+        arg->refcnt++;
+        reach += arg->reach;
+    }
     p->refcnt = 1;
     p->kind = kind;
     p->how = TR_RES_NONE;
     p->index = index;
     p->base = base;
-    tr_prov_incref(base);
     p->arg = arg;
-    tr_prov_incref(arg);
-    p->reach = 1 + (base != NULL ? base->reach : 0) + (arg != NULL ? arg->reach : 0);
+    p->reach = reach;
     p->name = Py_XNewRef(name);
     p->detail = NULL;
     p->serial = 0;
