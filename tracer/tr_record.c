@@ -385,7 +385,9 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
         int is_meth = f->stack[f->sp - (oparg + 2)].obj != NULL;
         int nargs = oparg + is_meth;
         PyObject *callable = f->stack[f->sp - (nargs + 1)].obj;
-        if (tr_is_frame_call(callable, nargs)) {
+        /* A plain function or bound method (most calls) is never one: not asked */
+        if (!Py_IS_TYPE(callable, &PyFunction_Type) && !Py_IS_TYPE(callable, &PyMethod_Type) &&
+            tr_is_frame_call(callable, nargs)) {
             mark(t, TR_UR_FRAME_CALL);
             return;
         }
