@@ -455,13 +455,14 @@ int tr_frame_init_buf(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *gl
     f->builtins = Py_NewRef(builtins);
     f->locals = Py_XNewRef(locals);
     f->instr = (const unsigned char *)PyBytes_AS_STRING(f->codebytes);
-    f->ninstr = (int)(PyBytes_GET_SIZE(f->codebytes) / 2);
+    f->ninstr = (int)((size_t)PyBytes_GET_SIZE(f->codebytes) / 2);   /* unsigned: a shift */
     return 0;
 }
 
 void tr_frame_clear(TrFrame *f)
 {
-    tr_frameobj_detach(f);
+    if (f->frameobj != NULL)   /* most frames never had sys._getframe() asked of them */
+        tr_frameobj_detach(f);
     /* CPython's _PyFrame_Clear order: locals in slot order, then the value stack. */
     if (f->localsplus != NULL) {
         for (int i = 0; i < f->nlocalsplus; i++)

@@ -247,6 +247,10 @@ state a shortcut skips changes and the shortcut does not notice.
                       does not keep the user's object alive: its __del__ has run when the
                       traced call returns, as eagerly. Checked to fail with the copy left
                       out
+  frame_detach        tr_frame_clear asks tr_frameobj_detach only for a frame with a
+                      sys._getframe() object: one that outlives its frame reads f_lineno,
+                      f_lasti and f_locals from where it ended, as eagerly. Checked to fail
+                      with the detach left out
   prov_cut            a chain of provenance records is cut at 64 (linked to the shared
                       "..." record) as its base and as its arg: an accumulator's records
                       kept by the trace after a traced call of 20,000 iterations stay a
@@ -2321,6 +2325,36 @@ def prov_cut():
     return good
 
 
+FRAME_DETACH_SRC = """
+import sys
+LOG = []
+def inner(a):
+    b = a + 1
+    return sys._getframe()
+def other(p, q, r):
+    s = p + q
+    t = s * r
+    return t - p
+def make():
+    return (3,)
+def program(x):
+    f = inner(x)
+    n = 0
+    for i in range(5):            # other frames take the stack inner's had
+        n += other(i, x, n)
+    return f.f_lineno, f.f_lasti, sorted(f.f_locals), n
+"""
+
+
+def frame_detach():
+    # tr_frame_clear detaches a frame's sys._getframe() object only when it has one
+    # (tr_frameobj_detach out of the common path): an object that outlives its frame
+    # answers f_lineno, f_lasti and f_locals from where the frame ended, as eagerly,
+    # not from whatever took the dead frame's place on the C stack.
+    ok, _, _ = check("frame_detach", FRAME_DETACH_SRC, [("call", "make")] * 3)
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2331,7 +2365,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   dict_find, binary_same_type, call_release, cached_load,
                                   oracle_dict_find, binop_record, cache_weakref,
                                   oracle_hoist, versioned_hit, record_too_long,
-                                  prov_name_copy, prov_cut]}
+                                  prov_name_copy, prov_cut, frame_detach]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
