@@ -133,9 +133,9 @@ static TrProv *mkprov(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name
     return p;
 }
 
-static void lltrace_print(TrFrame *f, int op, int oparg)
+static void lltrace_print(TrFrame *f, int offset, int op, int oparg)
 {
-    fprintf(stderr, "%d: %s %d  stack=[", f->lasti, op_names[op] ? op_names[op] : "?", oparg);
+    fprintf(stderr, "%d: %s %d  stack=[", offset, op_names[op] ? op_names[op] : "?", oparg);
     for (int i = 0; i < f->sp; i++) {
         TrValue v = f->stack[i];
         PyObject *r = v.obj != NULL ? tr_prov_repr(v.prov) : NULL;
@@ -168,28 +168,34 @@ static void check_stack_effect(TrFrame *f, int op, int oparg, int sp_before, int
 }
 
 /* TFJIT_LLTRACE's state between two instructions of a frame: in memory, out of the
- * loop's registers (the loop tests `check` alone, which only debug mode sets). */
+ * loop's registers. */
 typedef struct {
     int check;                   /* op is set: check its effect before the next one */
     int op, oparg, sp, fallthrough;
 } DebugStep;
 
-/* Before the instruction at next: the previous one's stack effect. */
-static __attribute__((noinline, cold)) void debug_check(TrFrame *f, const DebugStep *d, int next)
+/* Debug mode, before the instruction at next (the loop's one test of it): the previous
+ * instruction's stack effect checked, this one decoded here (EXTENDED_ARG and caches
+ * as the loop does), printed and kept for the next check. Out of the code's bounds it
+ * does nothing: the loop aborts on that. */
+static __attribute__((noinline, cold)) void debug_step(TrFrame *f, DebugStep *d, int next)
 {
-    check_stack_effect(f, d->op, d->oparg, d->sp, next != d->fallthrough);
-}
-
-/* The instruction about to run: printed, and kept for debug_check. */
-static __attribute__((noinline, cold)) void debug_step(TrFrame *f, DebugStep *d, int op,
-                                                       int oparg, int next)
-{
-    lltrace_print(f, op, oparg);
+    if (d->check)
+        check_stack_effect(f, d->op, d->oparg, d->sp, next != d->fallthrough);
+    if ((unsigned)next >= (unsigned)f->ninstr)
+        return;
+    int op = f->instr[2 * next], oparg = f->instr[2 * next + 1];
+    while (op == TR_OP_EXTENDED_ARG && next + 1 < f->ninstr) {
+        next++;
+        op = f->instr[2 * next];
+        oparg = (oparg << 8) | f->instr[2 * next + 1];
+    }
+    lltrace_print(f, next, op, oparg);
     d->check = 1;
     d->op = op;
     d->oparg = oparg;
     d->sp = f->sp;
-    d->fallthrough = next;
+    d->fallthrough = next + 1 + op_caches[op];
 }
 
 static const char *const binop_symbols[26] = {
@@ -571,7 +577,7 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
     }
     /* Debug mode checks each instruction's stack effect against the compiler's. */
     DebugStep dbg = {0, 0, 0, 0, 0};
-    const int debug = lltrace;   /* read once: the loop tests it (and dbg.check) per instruction */
+    const int debug = lltrace;   /* read once: the loop tests it once per instruction */
     /* The recorder follows the top-level frame (tr_reuse.h). Both tests hold for the
      * whole of this frame's run: run->rec is set for the jit call's whole tr_call, and
      * the depth callees raise is restored when they return. */
@@ -610,8 +616,8 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
         goto error;
 
 dispatch:
-    if (dbg.check)
-        debug_check(f, &dbg, next);
+    if (debug)
+        debug_step(f, &dbg, next);
     if ((unsigned)next >= (unsigned)f->ninstr) {   /* next < 0 too */
         fprintf(stderr, "tracefuzz: tracer jumped outside the code of %s (%d)\n",
                 PyUnicode_AsUTF8(co->co_qualname), next);
@@ -645,8 +651,6 @@ dispatch:
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");
         goto error;
     }
-    if (debug)
-        debug_step(f, &dbg, op, oparg, next);
 
 #if TR_COMPUTED_GOTO
     goto *op_targets[op];
