@@ -87,6 +87,7 @@ typedef enum {
 } TrOpcode;
 const char *tr_opcode_name(int opcode);       /* static string, NULL when not an opcode */
 int tr_opcode_caches(int opcode);             /* inline CACHE entries after it */
+void tr_eval_init(void);                      /* after tr_record_init: run_frame's op_info */
 uint64_t tr_opcode_count(int opcode);         /* executions since module start */
 
 /* ---- tr_eval.c: frames ---- */

@@ -35,6 +35,28 @@ static const unsigned char op_caches[256] = {
 };
 static uint64_t op_counts[256];
 
+/* What run_frame's dispatch asks of an opcode, in one byte read: its inline cache
+ * entries (low bits) and what the recorder does with it (tr_reuse.h). Filled by
+ * tr_eval_init, after tr_record_init has filled tr_record_plain. */
+#define OP_INFO_CACHES 0x0f
+#define OP_INFO_PLAIN 0x10       /* tr_record_plain: the step is the instruction alone */
+#define OP_INFO_LOAD 0x20        /* LOAD_ATTR, LOAD_METHOD: tr_record_load_fast */
+static unsigned char op_info[256];
+
+void tr_eval_init(void)
+{
+    for (int op = 0; op < 256; op++) {
+        op_info[op] = (unsigned char)((op_caches[op] & OP_INFO_CACHES) |
+                                      (tr_record_plain[op] ? OP_INFO_PLAIN : 0) |
+                                      (op == TR_OP_LOAD_ATTR || op == TR_OP_LOAD_METHOD
+                                       ? OP_INFO_LOAD : 0));
+        if (op_caches[op] > OP_INFO_CACHES) {   /* 3.11's most is LOAD_METHOD's 10 */
+            fprintf(stderr, "tracefuzz: %d cache entries do not fit op_info\n", op_caches[op]);
+            abort();
+        }
+    }
+}
+
 const char *tr_opcode_name(int opcode)
 {
     return (opcode >= 0 && opcode < 256) ? op_names[opcode] : NULL;
@@ -111,9 +133,9 @@ static TrProv *mkprov(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name
     return p;
 }
 
-static void lltrace_print(TrFrame *f, int op, int oparg)
+static void lltrace_print(TrFrame *f, int offset, int op, int oparg)
 {
-    fprintf(stderr, "%d: %s %d  stack=[", f->lasti, op_names[op] ? op_names[op] : "?", oparg);
+    fprintf(stderr, "%d: %s %d  stack=[", offset, op_names[op] ? op_names[op] : "?", oparg);
     for (int i = 0; i < f->sp; i++) {
         TrValue v = f->stack[i];
         PyObject *r = v.obj != NULL ? tr_prov_repr(v.prov) : NULL;
@@ -143,6 +165,37 @@ static void check_stack_effect(TrFrame *f, int op, int oparg, int sp_before, int
                 op_names[op], oparg, f->sp - sp_before, expected);
         abort();
     }
+}
+
+/* TFJIT_LLTRACE's state between two instructions of a frame: in memory, out of the
+ * loop's registers. */
+typedef struct {
+    int check;                   /* op is set: check its effect before the next one */
+    int op, oparg, sp, fallthrough;
+} DebugStep;
+
+/* Debug mode, before the instruction at next (the loop's one test of it): the previous
+ * instruction's stack effect checked, this one decoded here (EXTENDED_ARG and caches
+ * as the loop does), printed and kept for the next check. Out of the code's bounds it
+ * does nothing: the loop aborts on that. */
+static __attribute__((noinline, cold)) void debug_step(TrFrame *f, DebugStep *d, int next)
+{
+    if (d->check)
+        check_stack_effect(f, d->op, d->oparg, d->sp, next != d->fallthrough);
+    if ((unsigned)next >= (unsigned)f->ninstr)
+        return;
+    int op = f->instr[2 * next], oparg = f->instr[2 * next + 1];
+    while (op == TR_OP_EXTENDED_ARG && next + 1 < f->ninstr) {
+        next++;
+        op = f->instr[2 * next];
+        oparg = (oparg << 8) | f->instr[2 * next + 1];
+    }
+    lltrace_print(f, next, op, oparg);
+    d->check = 1;
+    d->op = op;
+    d->oparg = oparg;
+    d->sp = f->sp;
+    d->fallthrough = next + 1 + op_caches[op];
 }
 
 static const char *const binop_symbols[26] = {
@@ -331,6 +384,34 @@ static void record_exception(TrRun *run, TrFrame *f, const char *what)
 #define POP() (f->stack[--f->sp])
 #define PUSH_OBJ(o, p) PUSH(tr_value_new((o), (p)))
 #define DISPATCH() goto dispatch
+/* The jump to an opcode's case: one load and an indirect jump through a table of the
+ * cases' labels where the compiler has labels as values (clang's switch spent ~8
+ * instructions on its range test and table here); the switch everywhere else. Each
+ * case is TARGET(name), a case label and, with the table, a label op_name. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TR_COMPUTED_GOTO 1
+#define TARGET(name) case TR_OP_##name: op_##name
+#define TARGET_UNKNOWN op_unknown:
+#else
+#define TR_COMPUTED_GOTO 0
+#define TARGET(name) case TR_OP_##name
+#define TARGET_UNKNOWN
+#endif
+/* The code unit at next as one 16-bit read (memcpy: the bytes are a str of chars);
+ * its low-addressed byte is the opcode. */
+#if PY_LITTLE_ENDIAN
+#define FETCH(op_, oparg_) do { \
+        uint16_t unit_; \
+        memcpy(&unit_, f->instr + 2 * (size_t)next, sizeof unit_); \
+        (op_) = unit_ & 0xff; \
+        (oparg_) = unit_ >> 8; \
+    } while (0)
+#else
+#define FETCH(op_, oparg_) do { \
+        (op_) = f->instr[2 * (size_t)next]; \
+        (oparg_) = f->instr[2 * (size_t)next + 1]; \
+    } while (0)
+#endif
 #define JUMPBY(n) (next += (n))
 #define GETNAME(i) PyTuple_GET_ITEM(co->co_names, (i))
 #define CLEAR_VALUE(v) do { TrValue tmp_ = (v); tr_value_clear(&tmp_); } while (0)
@@ -380,13 +461,14 @@ int tr_frame_init_buf(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *gl
     f->builtins = Py_NewRef(builtins);
     f->locals = Py_XNewRef(locals);
     f->instr = (const unsigned char *)PyBytes_AS_STRING(f->codebytes);
-    f->ninstr = (int)(PyBytes_GET_SIZE(f->codebytes) / 2);
+    f->ninstr = (int)((size_t)PyBytes_GET_SIZE(f->codebytes) / 2);   /* unsigned: a shift */
     return 0;
 }
 
 void tr_frame_clear(TrFrame *f)
 {
-    tr_frameobj_detach(f);
+    if (f->frameobj != NULL)   /* most frames never had sys._getframe() asked of them */
+        tr_frameobj_detach(f);
     /* CPython's _PyFrame_Clear order: locals in slot order, then the value stack. */
     if (f->localsplus != NULL) {
         for (int i = 0; i < f->nlocalsplus; i++)
@@ -415,7 +497,9 @@ void tr_frame_clear(TrFrame *f)
     }
 }
 
-int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
+/* tr_frame_run's body, inline in tr_eval_code too (a function call runs one frame:
+ * one call layer less). */
+static inline int frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
 {
     out->obj = NULL;
     out->prov = NULL;
@@ -438,6 +522,11 @@ int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
     return rc;
 }
 
+int tr_frame_run(TrRun *run, TrFrame *f, int throwing, TrValue *out)
+{
+    return frame_run(run, f, throwing, out);
+}
+
 int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals,
                  PyObject *builtins, PyObject *locals, TrValue *localsplus, TrValue *out)
 {
@@ -449,7 +538,7 @@ int tr_eval_code(TrRun *run, PyCodeObject *co, PyObject *func, PyObject *globals
     int init = tr_frame_init_buf(&frame, co, func, globals, builtins, locals, localsplus,
                                  stackbuf, (int)(sizeof stackbuf / sizeof stackbuf[0]));
     if (init == 0) {
-        rc = tr_frame_run(run, &frame, 0, out);
+        rc = frame_run(run, &frame, 0, out);
         if (rc == 1) {
             /* Only generator frames (tr_gen.c) may yield. */
             fprintf(stderr, "tracefuzz: a function frame yielded\n");
@@ -475,7 +564,7 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
 {
     PyCodeObject *co = f->code;
     TrValue *fastlocals = f->localsplus;
-    int next = f->next, op = 0, oparg = 0;
+    int next = f->next, op = 0, oparg = 0, info;
     int here = f->lasti;   /* the executing instruction: handlers are looked up for it,
                               even after RERAISE restored f->lasti (INSTR_OFFSET()-1) */
     int rc = -1;
@@ -487,8 +576,8 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
         lltrace = e != NULL && e[0] == '1';
     }
     /* Debug mode checks each instruction's stack effect against the compiler's. */
-    int check_effect = 0, prev_op = 0, prev_oparg = 0, prev_sp = 0, prev_fallthrough = 0;
-    const int debug = lltrace;   /* read once: the loop tests it twice per instruction */
+    DebugStep dbg = {0, 0, 0, 0, 0};
+    const int debug = lltrace;   /* read once: the loop tests it once per instruction */
     /* The recorder follows the top-level frame (tr_reuse.h). Both tests hold for the
      * whole of this frame's run: run->rec is set for the jit call's whole tr_call, and
      * the depth callees raise is restored when they return. */
@@ -498,64 +587,90 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
      * run, before the call). */
     const int rec_quick = recording && run->faults == 0 &&
                           (PyObject *)co == run->rec->trace->code;
+    /* The inline recorders' trace (quick frames only; run->rec->trace is fixed for the
+     * whole traced call); other recording frames take tr_record_step for every step. */
+    TrRecTrace *const rec_trace = rec_quick ? run->rec->trace : NULL;
+#if TR_COMPUTED_GOTO
+    /* Every byte a target: the opcodes of tr_opcodes.def their cases (a missing case
+     * is a compile error), the others op_unknown. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#else
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+    static void *const op_targets[256] = {
+        [0 ... 255] = &&op_unknown,
+#define TR_OP(name, num, caches, status, why) [num] = &&op_##name,
+#include "tr_opcodes.def"
+#undef TR_OP
+    };
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#else
+#pragma GCC diagnostic pop
+#endif
+#endif
     if (throwing)
         goto error;
 
 dispatch:
-    if (debug && check_effect)
-        check_stack_effect(f, prev_op, prev_oparg, prev_sp, next != prev_fallthrough);
+    if (debug)
+        debug_step(f, &dbg, next);
     if ((unsigned)next >= (unsigned)f->ninstr) {   /* next < 0 too */
         fprintf(stderr, "tracefuzz: tracer jumped outside the code of %s (%d)\n",
                 PyUnicode_AsUTF8(co->co_qualname), next);
         abort();
     }
-    op = f->instr[2 * next];
-    oparg = f->instr[2 * next + 1];
+    FETCH(op, oparg);
     here = f->lasti = next++;
     while (op == TR_OP_EXTENDED_ARG) {
-        op = f->instr[2 * next];
-        oparg = (oparg << 8) | f->instr[2 * next + 1];
+        int ext = oparg;
+        FETCH(op, oparg);
+        oparg |= ext << 8;
         here = f->lasti = next++;
         op_counts[TR_OP_EXTENDED_ARG]++;
     }
-    next += op_caches[op];
+    info = op_info[op];
+    next += info & OP_INFO_CACHES;
     op_counts[op]++;
-    if (recording) {                           /* tr_reuse.h: trace reuse records the path */
-        if ((op == TR_OP_LOAD_ATTR || op == TR_OP_LOAD_METHOD) && f->sp > 0)
-            tr_record_load_fast(run, f, (PyObject *)co, rec_quick, TOP(), here, op, oparg);
+    if (rec_trace != NULL) {                   /* tr_reuse.h: trace reuse records the path */
+        if (info & OP_INFO_PLAIN)
+            tr_record_plain_fast(run, rec_trace, f, here, op, oparg);
+        else if ((info & OP_INFO_LOAD) && f->sp > 0)
+            tr_record_load_fast(run, f, (PyObject *)co, TOP(), here, op, oparg);
         else
-            tr_record_step_fast(run, f, (PyObject *)co, rec_quick, here, op, oparg);
+            tr_record_step(run, f, here, op, oparg);
+    }
+    else if (recording) {                      /* not quick: every step in full */
+        tr_record_step(run, f, here, op, oparg);
     }
     if (--run->budget < 0) {
         run->budget = 0;
         PyErr_SetString(tr_LimitExceeded, "traced call exceeded its instruction budget");
         goto error;
     }
-    if (debug) {
-        lltrace_print(f, op, oparg);
-        check_effect = 1;
-        prev_op = op;
-        prev_oparg = oparg;
-        prev_sp = f->sp;
-        prev_fallthrough = next;
-    }
 
-    switch ((TrOpcode)op) {
+#if TR_COMPUTED_GOTO
+    goto *op_targets[op];
+#endif
+    switch ((unsigned char)op) {
 
-    case TR_OP_NOP:
-    case TR_OP_RESUME:
-    case TR_OP_EXTENDED_ARG:
+    TARGET(NOP):
+    TARGET(RESUME):
+    TARGET(EXTENDED_ARG):
         DISPATCH();
 
-    case TR_OP_POP_TOP:            /* (v -- ) */
+    TARGET(POP_TOP):            /* (v -- ) */
         CLEAR_VALUE(POP());
         DISPATCH();
 
-    case TR_OP_PUSH_NULL:          /* ( -- NULL) */
+    TARGET(PUSH_NULL):          /* ( -- NULL) */
         PUSH_OBJ(NULL, NULL);
         DISPATCH();
 
-    case TR_OP_LOAD_FAST: {        /* ( -- v) */
+    TARGET(LOAD_FAST): {        /* ( -- v) */
         TrValue v = fastlocals[oparg];
         if (v.obj == NULL) {
             tr_op_unbound_local(co, oparg);
@@ -565,14 +680,14 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_STORE_FAST: {       /* (v -- ) */
+    TARGET(STORE_FAST): {       /* (v -- ) */
         TrValue old = fastlocals[oparg];
         fastlocals[oparg] = POP();
         tr_value_clear(&old);
         DISPATCH();
     }
 
-    case TR_OP_DELETE_FAST: {      /* ( -- ) */
+    TARGET(DELETE_FAST): {      /* ( -- ) */
         if (fastlocals[oparg].obj == NULL) {
             tr_op_unbound_local(co, oparg);
             goto error;
@@ -581,7 +696,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LOAD_CONST: {       /* ( -- v) */
+    TARGET(LOAD_CONST): {       /* ( -- v) */
         PyObject *c = PyTuple_GET_ITEM(co->co_consts, oparg);
         /* One CONST[i] record per frame and constant: loops load constants often. */
         if (f->constprov == NULL) {
@@ -602,7 +717,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LOAD_GLOBAL: {      /* ( -- [NULL] v) */
+    TARGET(LOAD_GLOBAL): {      /* ( -- [NULL] v) */
         PyObject *name = GETNAME(oparg >> 1);
         int builtin;
         PyObject *v = tr_op_load_global(f->globals, f->builtins, name, &builtin);
@@ -616,7 +731,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_STORE_GLOBAL: {     /* (v -- ) */
+    TARGET(STORE_GLOBAL): {     /* (v -- ) */
         TrValue v = POP();
         int err = PyDict_SetItem(f->globals, GETNAME(oparg), v.obj);
         tr_value_clear(&v);
@@ -625,7 +740,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_DELETE_GLOBAL: {    /* ( -- ) */
+    TARGET(DELETE_GLOBAL): {    /* ( -- ) */
         PyObject *name = GETNAME(oparg);
         if (PyDict_DelItem(f->globals, name) < 0) {
             if (PyErr_ExceptionMatches(PyExc_KeyError))
@@ -635,7 +750,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LOAD_NAME: {        /* ( -- v) */
+    TARGET(LOAD_NAME): {        /* ( -- v) */
         PyObject *name = GETNAME(oparg);
         PyObject *v = NULL;
         TrProv *p = NULL;
@@ -661,7 +776,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_STORE_NAME: {       /* (v -- ) */
+    TARGET(STORE_NAME): {       /* (v -- ) */
         PyObject *name = GETNAME(oparg);
         if (f->locals == NULL) {
             PyErr_Format(PyExc_SystemError, "no locals found when storing %R", name);
@@ -675,7 +790,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_DELETE_NAME: {      /* ( -- ) */
+    TARGET(DELETE_NAME): {      /* ( -- ) */
         PyObject *name = GETNAME(oparg);
         if (f->locals == NULL) {
             PyErr_Format(PyExc_SystemError, "no locals when deleting %R", name);
@@ -689,7 +804,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_MAKE_CELL: {        /* ( -- ): wraps the slot's value in a new cell */
+    TARGET(MAKE_CELL): {        /* ( -- ): wraps the slot's value in a new cell */
         TrValue old = fastlocals[oparg];
         PyObject *cell = PyCell_New(old.obj);
         if (cell == NULL)
@@ -699,7 +814,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_COPY_FREE_VARS: {   /* ( -- ): the function's closure into the free slots */
+    TARGET(COPY_FREE_VARS): {   /* ( -- ): the function's closure into the free slots */
         PyObject *closure = f->func != NULL ? ((PyFunctionObject *)f->func)->func_closure : NULL;
         if (closure == NULL || PyTuple_GET_SIZE(closure) < oparg) {
             PyErr_SetString(PyExc_SystemError, "tracer: COPY_FREE_VARS without a closure");
@@ -714,7 +829,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LOAD_CLOSURE: {     /* ( -- cell) */
+    TARGET(LOAD_CLOSURE): {     /* ( -- cell) */
         TrValue v = fastlocals[oparg];
         if (v.obj == NULL) {
             tr_op_unbound_local(co, oparg);
@@ -724,7 +839,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LOAD_DEREF: {       /* ( -- v) */
+    TARGET(LOAD_DEREF): {       /* ( -- v) */
         PyObject *cell = fastlocals[oparg].obj;
         PyObject *v = cell != NULL ? PyCell_GET(cell) : NULL;
         if (v == NULL) {
@@ -736,7 +851,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LOAD_CLASSDEREF: {  /* ( -- v): the class body's mapping, then the cell */
+    TARGET(LOAD_CLASSDEREF): {  /* ( -- v): the class body's mapping, then the cell */
         PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, oparg);
         PyObject *v = NULL;
         if (f->locals != NULL) {
@@ -760,7 +875,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_STORE_DEREF: {      /* (v -- ) */
+    TARGET(STORE_DEREF): {      /* (v -- ) */
         TrValue v = POP();
         PyObject *cell = fastlocals[oparg].obj;
         PyObject *old = PyCell_GET(cell);
@@ -770,7 +885,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_DELETE_DEREF: {     /* ( -- ) */
+    TARGET(DELETE_DEREF): {     /* ( -- ) */
         PyObject *cell = fastlocals[oparg].obj;
         PyObject *old = PyCell_GET(cell);
         if (old == NULL) {
@@ -782,10 +897,10 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_UNARY_POSITIVE:     /* (v -- r) */
-    case TR_OP_UNARY_NEGATIVE:
-    case TR_OP_UNARY_INVERT:
-    case TR_OP_UNARY_NOT: {
+    TARGET(UNARY_POSITIVE):     /* (v -- r) */
+    TARGET(UNARY_NEGATIVE):
+    TARGET(UNARY_INVERT):
+    TARGET(UNARY_NOT): {
         TrValue v = TOP();
         PyObject *r = tr_op_unary(op, v.obj);
         const char *sym = op == TR_OP_UNARY_NOT ? "not" : op == TR_OP_UNARY_POSITIVE ? "+"
@@ -800,7 +915,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BINARY_OP: {        /* (a b -- r) */
+    TARGET(BINARY_OP): {        /* (a b -- r) */
         TrValue b = TOP(), a = SECOND();
         PyObject *r = tr_op_binary(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
@@ -812,7 +927,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_COMPARE_OP: {       /* (a b -- r) */
+    TARGET(COMPARE_OP): {       /* (a b -- r) */
         TrValue b = TOP(), a = SECOND();
         PyObject *r = tr_op_compare(oparg, a.obj, b.obj);
         note_opaque(run, a.obj, b.obj);
@@ -825,7 +940,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_IS_OP: {            /* (a b -- bool) */
+    TARGET(IS_OP): {            /* (a b -- bool) */
         TrValue b = POP(), a = TOP();
         TOP() = tr_value_new(tr_op_is(a.obj, b.obj, oparg),
                              prov_op(TR_PROV_BINOP, a.prov, b.prov, oparg ? "is not" : "is", 0));
@@ -834,7 +949,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_CONTAINS_OP: {      /* (a container -- bool) */
+    TARGET(CONTAINS_OP): {      /* (a container -- bool) */
         TrValue b = POP(), a = TOP();
         PyObject *r = tr_op_contains(a.obj, b.obj, oparg);
         note_opaque(run, b.obj, a.obj);
@@ -849,7 +964,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BINARY_SUBSCR: {    /* (container key -- v) */
+    TARGET(BINARY_SUBSCR): {    /* (container key -- v) */
         TrValue key = POP(), c = TOP();
         PyObject *r = tr_op_subscr(c.obj, key.obj);
         note_opaque(run, c.obj, key.obj);
@@ -866,7 +981,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_STORE_SUBSCR: {     /* (v container key -- ) */
+    TARGET(STORE_SUBSCR): {     /* (v container key -- ) */
         TrValue key = POP(), c = POP(), v = POP();
         int err = tr_op_store_subscr(c.obj, key.obj, v.obj);
         if (PyDict_Check(c.obj))
@@ -880,7 +995,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_DELETE_SUBSCR: {    /* (container key -- ) */
+    TARGET(DELETE_SUBSCR): {    /* (container key -- ) */
         TrValue key = POP(), c = POP();
         int err = tr_op_delete_subscr(c.obj, key.obj);
         if (PyDict_Check(c.obj))
@@ -893,7 +1008,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_GET_LEN: {          /* (v -- v len) */
+    TARGET(GET_LEN): {          /* (v -- v len) */
         Py_ssize_t n = PyObject_Length(TOP().obj);
         note_opaque(run, TOP().obj, NULL);
         if (n < 0)
@@ -905,8 +1020,8 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BUILD_TUPLE:        /* (v*n -- tuple) */
-    case TR_OP_BUILD_LIST: {       /* (v*n -- list) */
+    TARGET(BUILD_TUPLE):        /* (v*n -- tuple) */
+    TARGET(BUILD_LIST): {       /* (v*n -- list) */
         PyObject *r = op == TR_OP_BUILD_TUPLE ? tr_op_build_tuple(&PEEK(oparg), oparg)
                                               : tr_op_build_list(&PEEK(oparg), oparg);
         if (r == NULL)
@@ -917,7 +1032,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BUILD_SET: {        /* (v*n -- set) */
+    TARGET(BUILD_SET): {        /* (v*n -- set) */
         PyObject *r = tr_op_build_set(&PEEK(oparg), oparg);
         note_opaque(run, r, NULL);
         for (int i = 0; i < oparg; i++)
@@ -928,7 +1043,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BUILD_MAP: {        /* (k v * n -- dict) */
+    TARGET(BUILD_MAP): {        /* (k v * n -- dict) */
         PyObject *r = tr_op_build_map(&PEEK(2 * oparg), oparg);
         for (int i = 0; i < 2 * oparg; i++)
             CLEAR_VALUE(POP());
@@ -938,7 +1053,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BUILD_CONST_KEY_MAP: {  /* (v*n keys -- dict) */
+    TARGET(BUILD_CONST_KEY_MAP): {  /* (v*n keys -- dict) */
         TrValue keys = POP();
         PyObject *r = tr_op_build_const_key_map(&PEEK(oparg), keys.obj, oparg);
         tr_value_clear(&keys);
@@ -950,7 +1065,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BUILD_STRING: {     /* (s*n -- str) */
+    TARGET(BUILD_STRING): {     /* (s*n -- str) */
         PyObject *r = tr_op_build_string(&PEEK(oparg), oparg);
         for (int i = 0; i < oparg; i++)
             CLEAR_VALUE(POP());
@@ -960,7 +1075,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BUILD_SLICE: {      /* (start stop [step] -- slice) */
+    TARGET(BUILD_SLICE): {      /* (start stop [step] -- slice) */
         TrValue step = {NULL, NULL};
         if (oparg == 3)
             step = POP();
@@ -975,7 +1090,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LIST_APPEND: {      /* (list ... v -- list ...) */
+    TARGET(LIST_APPEND): {      /* (list ... v -- list ...) */
         TrValue v = POP();
         int err = tr_op_list_append(PEEK(oparg).obj, v.obj);
         tr_value_clear(&v);
@@ -984,7 +1099,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_SET_ADD: {          /* (set ... v -- set ...) */
+    TARGET(SET_ADD): {          /* (set ... v -- set ...) */
         TrValue v = POP();
         int err = tr_op_set_add(PEEK(oparg).obj, v.obj);
         note_opaque(run, v.obj, NULL);
@@ -994,7 +1109,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_MAP_ADD: {          /* (dict ... k v -- dict ...) */
+    TARGET(MAP_ADD): {          /* (dict ... k v -- dict ...) */
         TrValue v = POP(), k = POP();
         int err = tr_op_map_add(PEEK(oparg).obj, k.obj, v.obj);
         note_opaque(run, k.obj, NULL);
@@ -1005,7 +1120,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LIST_EXTEND: {      /* (list ... it -- list ...) */
+    TARGET(LIST_EXTEND): {      /* (list ... it -- list ...) */
         TrValue it = POP();
         int err = tr_op_list_extend(PEEK(oparg).obj, it.obj);
         note_opaque(run, it.obj, NULL);
@@ -1015,7 +1130,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_SET_UPDATE: {       /* (set ... it -- set ...) */
+    TARGET(SET_UPDATE): {       /* (set ... it -- set ...) */
         TrValue it = POP();
         int err = tr_op_set_update(PEEK(oparg).obj, it.obj);
         note_opaque(run, it.obj, NULL);
@@ -1025,7 +1140,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_DICT_UPDATE: {      /* (dict ... m -- dict ...) */
+    TARGET(DICT_UPDATE): {      /* (dict ... m -- dict ...) */
         TrValue m = POP();
         int err = tr_op_dict_update(PEEK(oparg).obj, m.obj);
         note_opaque(run, m.obj, NULL);
@@ -1035,7 +1150,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_DICT_MERGE: {       /* (func ... dict ... m -- same) */
+    TARGET(DICT_MERGE): {       /* (func ... dict ... m -- same) */
         TrValue m = POP();
         int err = tr_op_dict_merge(PEEK(oparg + 2).obj, PEEK(oparg).obj, m.obj);
         note_opaque(run, m.obj, NULL);
@@ -1045,7 +1160,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LIST_TO_TUPLE: {    /* (list -- tuple) */
+    TARGET(LIST_TO_TUPLE): {    /* (list -- tuple) */
         TrValue l = TOP();
         PyObject *t = tr_op_list_to_tuple(l.obj);
         if (t == NULL)
@@ -1055,8 +1170,8 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_UNPACK_SEQUENCE:    /* (seq -- v*n) */
-    case TR_OP_UNPACK_EX: {        /* (seq -- v*before list v*after) */
+    TARGET(UNPACK_SEQUENCE):    /* (seq -- v*n) */
+    TARGET(UNPACK_EX): {        /* (seq -- v*before list v*after) */
         int before = op == TR_OP_UNPACK_SEQUENCE ? oparg : (oparg & 0xFF);
         int after = op == TR_OP_UNPACK_SEQUENCE ? -1 : (oparg >> 8);
         int total = before + (after >= 0 ? after + 1 : 0);
@@ -1080,7 +1195,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_GET_ITER: {         /* (iterable -- iter) */
+    TARGET(GET_ITER): {         /* (iterable -- iter) */
         TrValue v = TOP();
         PyObject *fn = tr_op_special_function(v.obj, "__iter__");
         if (fn != NULL) {
@@ -1111,7 +1226,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_FOR_ITER: {         /* (iter -- iter v) or (iter -- ) and jump */
+    TARGET(FOR_ITER): {         /* (iter -- iter v) or (iter -- ) and jump */
         TrValue it = TOP();
         PyObject *fn;
         TrValue nv = {NULL, NULL};
@@ -1142,19 +1257,19 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_JUMP_FORWARD:       /* ( -- ) */
+    TARGET(JUMP_FORWARD):       /* ( -- ) */
         JUMPBY(oparg);
         DISPATCH();
 
-    case TR_OP_JUMP_BACKWARD:
-    case TR_OP_JUMP_BACKWARD_NO_INTERRUPT:
+    TARGET(JUMP_BACKWARD):
+    TARGET(JUMP_BACKWARD_NO_INTERRUPT):
         JUMPBY(-oparg);
         DISPATCH();
 
-    case TR_OP_POP_JUMP_FORWARD_IF_FALSE:   /* (cond -- ) */
-    case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
-    case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
-    case TR_OP_POP_JUMP_BACKWARD_IF_TRUE: {
+    TARGET(POP_JUMP_FORWARD_IF_FALSE):   /* (cond -- ) */
+    TARGET(POP_JUMP_FORWARD_IF_TRUE):
+    TARGET(POP_JUMP_BACKWARD_IF_FALSE):
+    TARGET(POP_JUMP_BACKWARD_IF_TRUE): {
         TrValue c = POP();
         int delta = 0;
         int t = tr_op_pop_jump(op, oparg, c.obj, &delta);
@@ -1166,10 +1281,10 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_POP_JUMP_FORWARD_IF_NONE:    /* (v -- ) */
-    case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
-    case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
-    case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
+    TARGET(POP_JUMP_FORWARD_IF_NONE):    /* (v -- ) */
+    TARGET(POP_JUMP_FORWARD_IF_NOT_NONE):
+    TARGET(POP_JUMP_BACKWARD_IF_NONE):
+    TARGET(POP_JUMP_BACKWARD_IF_NOT_NONE): {
         TrValue c = POP();
         int delta = 0;
         (void)tr_op_pop_jump(op, oparg, c.obj, &delta);   /* an identity test: cannot fail */
@@ -1178,8 +1293,8 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_JUMP_IF_FALSE_OR_POP:        /* (cond -- cond) jump, or (cond -- ) */
-    case TR_OP_JUMP_IF_TRUE_OR_POP: {
+    TARGET(JUMP_IF_FALSE_OR_POP):        /* (cond -- cond) jump, or (cond -- ) */
+    TARGET(JUMP_IF_TRUE_OR_POP): {
         int t = tr_op_jump_or_pop(op, TOP().obj);
         note_opaque(run, TOP().obj, NULL);
         if (t < 0)
@@ -1191,12 +1306,12 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_RETURN_VALUE:       /* (v -- ) and leave */
+    TARGET(RETURN_VALUE):       /* (v -- ) and leave */
         *out = POP();
         rc = 0;
         goto done;
 
-    case TR_OP_LOAD_ATTR: {        /* (owner -- v) */
+    TARGET(LOAD_ATTR): {        /* (owner -- v) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = TOP(), v = {NULL, NULL};
         tr_dict_settle(owner.obj);
@@ -1217,7 +1332,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LOAD_METHOD: {      /* (owner -- meth self) or (owner -- NULL attr) */
+    TARGET(LOAD_METHOD): {      /* (owner -- meth self) or (owner -- NULL attr) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = TOP(), m = {NULL, NULL};
         tr_dict_settle(owner.obj);
@@ -1242,7 +1357,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_STORE_ATTR: {       /* (v owner -- ) */
+    TARGET(STORE_ATTR): {       /* (v owner -- ) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = POP(), v = POP();
         tr_dict_settle(owner.obj);
@@ -1254,7 +1369,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_DELETE_ATTR: {      /* (owner -- ) */
+    TARGET(DELETE_ATTR): {      /* (owner -- ) */
         PyObject *name = GETNAME(oparg);
         TrValue owner = POP();
         tr_dict_settle(owner.obj);
@@ -1265,7 +1380,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_PRECALL: {          /* unpacks a bound method: (NULL m args -- f self args) */
+    TARGET(PRECALL): {          /* unpacks a bound method: (NULL m args -- f self args) */
         int is_meth = PEEK(oparg + 2).obj != NULL;
         TrValue *callable = &PEEK(oparg + 1);
         if (!is_meth && Py_IS_TYPE(callable->obj, &PyMethod_Type)) {
@@ -1284,11 +1399,11 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_KW_NAMES:           /* ( -- ): names the next CALL's trailing arguments */
+    TARGET(KW_NAMES):           /* ( -- ): names the next CALL's trailing arguments */
         f->kwnames = PyTuple_GET_ITEM(co->co_consts, oparg);
         DISPATCH();
 
-    case TR_OP_CALL: {             /* (NULL|meth callable|self args -- r) */
+    TARGET(CALL): {             /* (NULL|meth callable|self args -- r) */
         int is_meth = PEEK(oparg + 2).obj != NULL;
         int nargs = oparg + is_meth;
         TrValue callable = PEEK(nargs + 1);
@@ -1303,7 +1418,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_CALL_FUNCTION_EX: { /* (NULL func callargs [kwargs] -- r) */
+    TARGET(CALL_FUNCTION_EX): { /* (NULL func callargs [kwargs] -- r) */
         TrValue kwargs = {NULL, NULL};
         if (oparg & 1)
             kwargs = POP();
@@ -1320,7 +1435,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_MAKE_FUNCTION: {    /* ([defaults] [kwdefaults] [annotations] [closure] code -- fn) */
+    TARGET(MAKE_FUNCTION): {    /* ([defaults] [kwdefaults] [annotations] [closure] code -- fn) */
         int n;
         PyObject *fn = tr_op_make_function_on_stack(f, oparg, &n);
         for (int i = 0; i < n; i++)
@@ -1331,7 +1446,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_RAISE_VARARGS: {    /* ([exc [cause]] -- ) */
+    TARGET(RAISE_VARARGS): {    /* ([exc [cause]] -- ) */
         TrValue cause = {NULL, NULL}, exc = {NULL, NULL};
         if (oparg > 2) {
             PyErr_SetString(PyExc_SystemError, "bad RAISE_VARARGS oparg");
@@ -1349,26 +1464,26 @@ dispatch:
         goto error;
     }
 
-    case TR_OP_LOAD_ASSERTION_ERROR:   /* ( -- AssertionError) */
+    TARGET(LOAD_ASSERTION_ERROR):   /* ( -- AssertionError) */
         PUSH_OBJ(Py_NewRef(PyExc_AssertionError),
                  mkprov(TR_PROV_BUILTIN, NULL, NULL, NULL, 0));
         DISPATCH();
 
-    case TR_OP_PUSH_EXC_INFO: {    /* (exc -- prev exc): exc becomes the handled exception */
+    TARGET(PUSH_EXC_INFO): {    /* (exc -- prev exc): exc becomes the handled exception */
         TrValue exc = POP();
         PUSH_OBJ(tr_op_push_exc_info(exc.obj), NULL);
         PUSH(exc);
         DISPATCH();
     }
 
-    case TR_OP_POP_EXCEPT: {       /* (prev -- ): restores the handled exception */
+    TARGET(POP_EXCEPT): {       /* (prev -- ): restores the handled exception */
         TrValue prev = POP();
         tr_op_pop_except(prev.obj);
         tr_value_clear(&prev);
         DISPATCH();
     }
 
-    case TR_OP_RERAISE: {          /* ([lasti] ... exc -- ) */
+    TARGET(RERAISE): {          /* ([lasti] ... exc -- ) */
         TrValue exc = POP();
         int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
         tr_value_clear(&exc);
@@ -1377,7 +1492,7 @@ dispatch:
         goto exception_unwind;     /* a re-raise adds no traceback entry */
     }
 
-    case TR_OP_CHECK_EXC_MATCH: {  /* (exc type -- exc bool) */
+    TARGET(CHECK_EXC_MATCH): {  /* (exc type -- exc bool) */
         TrValue right = POP();
         PyObject *r = tr_op_check_exc_match(TOP().obj, right.obj);
         tr_value_clear(&right);
@@ -1387,7 +1502,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_CHECK_EG_MATCH: {   /* (exc type -- rest match) or (exc type -- exc None) */
+    TARGET(CHECK_EG_MATCH): {   /* (exc type -- rest match) or (exc type -- exc None) */
         TrValue type = POP();
         if (tr_exc_check_star_type(type.obj) < 0) {
             tr_value_clear(&type);
@@ -1411,7 +1526,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_PREP_RERAISE_STAR: {    /* (orig excs -- exc) */
+    TARGET(PREP_RERAISE_STAR): {    /* (orig excs -- exc) */
         TrValue excs = POP(), orig = TOP();
         PyObject *r = tr_exc_prep_reraise_star(orig.obj, excs.obj);
         tr_value_clear(&excs);
@@ -1422,7 +1537,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_BEFORE_WITH: {      /* (mgr -- exit res) */
+    TARGET(BEFORE_WITH): {      /* (mgr -- exit res) */
         TrValue mgr = TOP();
         PyObject *enter = tr_op_lookup_special(mgr.obj, "__enter__");
         if (enter == NULL) {
@@ -1453,7 +1568,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_WITH_EXCEPT_START: {    /* (exit lasti prev exc -- exit lasti prev exc r) */
+    TARGET(WITH_EXCEPT_START): {    /* (exit lasti prev exc -- exit lasti prev exc r) */
         TrValue exc = TOP();
         TrValue exit = PEEK(4);
         PyObject *tb = PyException_GetTraceback(exc.obj);
@@ -1468,15 +1583,15 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_MATCH_MAPPING:      /* (subject -- subject bool) */
-    case TR_OP_MATCH_SEQUENCE: {
+    TARGET(MATCH_MAPPING):      /* (subject -- subject bool) */
+    TARGET(MATCH_SEQUENCE): {
         unsigned long flag = op == TR_OP_MATCH_MAPPING ? Py_TPFLAGS_MAPPING : Py_TPFLAGS_SEQUENCE;
         int res = PyType_HasFeature(Py_TYPE(TOP().obj), flag);
         PUSH_OBJ(Py_NewRef(res ? Py_True : Py_False), NULL);
         DISPATCH();
     }
 
-    case TR_OP_MATCH_KEYS: {       /* (subject keys -- subject keys values|None) */
+    TARGET(MATCH_KEYS): {       /* (subject keys -- subject keys values|None) */
         PyObject *values = tr_op_match_keys(SECOND().obj, TOP().obj);
         note_opaque(run, SECOND().obj, NULL);
         if (values == NULL)
@@ -1485,7 +1600,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_MATCH_CLASS: {      /* (subject type names -- attrs|None) */
+    TARGET(MATCH_CLASS): {      /* (subject type names -- attrs|None) */
         TrValue names = POP(), type = POP();
         PyObject *attrs = NULL;
         int m = tr_op_match_class(run, TOP(), type.obj, oparg, names.obj, &attrs);
@@ -1500,7 +1615,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_FORMAT_VALUE: {     /* (v [spec] -- str) */
+    TARGET(FORMAT_VALUE): {     /* (v [spec] -- str) */
         TrValue spec = {NULL, NULL};
         if ((oparg & 4) == 4)
             spec = POP();
@@ -1515,19 +1630,19 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_SWAP: {             /* (a ... b -- b ... a) */
+    TARGET(SWAP): {             /* (a ... b -- b ... a) */
         TrValue t = TOP();
         TOP() = PEEK(oparg);
         PEEK(oparg) = t;
         DISPATCH();
     }
 
-    case TR_OP_COPY: {             /* (a ... -- a ... a) */
+    TARGET(COPY): {             /* (a ... -- a ... a) */
         PUSH(tr_value_dup(PEEK(oparg)));
         DISPATCH();
     }
 
-    case TR_OP_IMPORT_NAME: {      /* (level fromlist -- module) */
+    TARGET(IMPORT_NAME): {      /* (level fromlist -- module) */
         PyObject *name = GETNAME(oparg);
         TrValue fromlist = POP(), level = TOP();
         PyObject *m = tr_op_import_name(f, name, fromlist.obj, level.obj);
@@ -1540,7 +1655,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_IMPORT_FROM: {      /* (module -- module v) */
+    TARGET(IMPORT_FROM): {      /* (module -- module v) */
         PyObject *name = GETNAME(oparg);
         PyObject *v = tr_op_import_from(TOP().obj, name);
         if (v == NULL)
@@ -1549,7 +1664,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_LOAD_BUILD_CLASS: { /* ( -- __build_class__) */
+    TARGET(LOAD_BUILD_CLASS): { /* ( -- __build_class__) */
         PyObject *bc = PyDict_GetItemString(f->builtins, "__build_class__");
         if (bc == NULL) {
             PyErr_SetString(PyExc_NameError, "__build_class__ not found");
@@ -1562,7 +1677,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_SETUP_ANNOTATIONS: {    /* ( -- ): __annotations__ = {} in the class body */
+    TARGET(SETUP_ANNOTATIONS): {    /* ( -- ): __annotations__ = {} in the class body */
         if (f->locals == NULL) {
             PyErr_SetString(PyExc_SystemError, "no locals found when setting up annotations");
             goto error;
@@ -1590,7 +1705,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_IMPORT_STAR: {      /* (module -- ): every public name into the locals */
+    TARGET(IMPORT_STAR): {      /* (module -- ): every public name into the locals */
         TrValue from = POP();
         int err = -1;
         if (f->locals == NULL)
@@ -1604,7 +1719,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_PRINT_EXPR: {       /* (v -- ): sys.displayhook(v) */
+    TARGET(PRINT_EXPR): {       /* (v -- ): sys.displayhook(v) */
         TrValue v = POP();
         PyObject *hook = PySys_GetObject("displayhook");
         PyObject *r = NULL;
@@ -1623,17 +1738,17 @@ dispatch:
     /* Generators (tr_gen.c): the generator object holds this frame; the first
      * resume runs from instruction 0, so RETURN_GENERATOR stands where CPython
      * resumes a new generator and pushes the value of that first send (None). */
-    case TR_OP_RETURN_GENERATOR:   /* ( -- None) */
+    TARGET(RETURN_GENERATOR):   /* ( -- None) */
         PUSH_OBJ(Py_NewRef(Py_None), NULL);
         DISPATCH();
 
-    case TR_OP_YIELD_VALUE:        /* (v -- ) and suspend; resumed with the sent value */
+    TARGET(YIELD_VALUE):        /* (v -- ) and suspend; resumed with the sent value */
         *out = POP();
         f->next = next;
         rc = 1;
         goto done;
 
-    case TR_OP_GET_YIELD_FROM_ITER: {  /* (iterable -- iter) */
+    TARGET(GET_YIELD_FROM_ITER): {  /* (iterable -- iter) */
         TrValue v = TOP();
         if (PyCoro_CheckExact(v.obj)) {
             if (!(co->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE))) {
@@ -1654,7 +1769,7 @@ dispatch:
         DISPATCH();
     }
 
-    case TR_OP_SEND: {             /* (receiver v -- receiver r) or (receiver v -- r) jump */
+    TARGET(SEND): {             /* (receiver v -- receiver r) or (receiver v -- r) jump */
         TrValue v = POP();
         TrValue receiver = TOP();
         PyObject *r = NULL;
@@ -1676,19 +1791,22 @@ dispatch:
     /* Excluded opcodes (tr_opcodes.def gives each reason): never compiled into the
      * code the tracer interprets, since generator, coroutine and module bodies run
      * natively. Reaching one is a tracer limitation, reported as Unsupported. */
-    case TR_OP_CACHE:
-    case TR_OP_GET_AWAITABLE:
-    case TR_OP_GET_AITER:
-    case TR_OP_GET_ANEXT:
-    case TR_OP_END_ASYNC_FOR:
-    case TR_OP_BEFORE_ASYNC_WITH:
-    case TR_OP_ASYNC_GEN_WRAP:
+    TARGET(CACHE):
+    TARGET(GET_AWAITABLE):
+    TARGET(GET_AITER):
+    TARGET(GET_ANEXT):
+    TARGET(END_ASYNC_FOR):
+    TARGET(BEFORE_ASYNC_WITH):
+    TARGET(ASYNC_GEN_WRAP):
         PyErr_Format(tr_Unsupported, "the tracer does not interpret %s (in %U)",
                      op_names[op], co->co_qualname);
         goto error;
+
+    default:
+    TARGET_UNKNOWN
+        PyErr_Format(tr_Unsupported, "unknown opcode %d in %U", op, co->co_qualname);
+        goto error;
     }
-    PyErr_Format(tr_Unsupported, "unknown opcode %d in %U", op, co->co_qualname);
-    goto error;
 
 error:
     if (!PyErr_Occurred()) {
@@ -1716,7 +1834,7 @@ exception_unwind: {
         PyErr_Clear();   /* the trace is best effort; the program's exception is on the stack */
     f->kwnames = NULL;
     next = handler;
-    check_effect = 0;
+    dbg.check = 0;
     DISPATCH();
 }
 

@@ -547,6 +547,7 @@ PyMODINIT_FUNC PyInit_tfjit(void)
     tr_provcheck_init();
     tr_lines_init();
     tr_record_init();
+    tr_eval_init();
     if (PyType_Ready(&TrJit_Type) < 0 || tr_call_init() < 0 || tr_gen_ready() < 0 || tr_frameobj_ready() < 0 ||
         tr_faults_set(getenv("TRACEFUZZ_FAULTS")) < 0) {
         Py_DECREF(m);

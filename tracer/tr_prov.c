@@ -20,13 +20,8 @@ static TrProv cut_record = {.refcnt = 1 << 30, .kind = TR_PROV_OPAQUE, .how = TR
                             .reach = 1, .detail = "..."};
 
 /* Each record knows how many it reaches (1 + its base's + its arg's), so the bound is
- * checked without walking the chain: links are bounded, so a count stays <= 129. */
-static TrProv *bounded(TrProv *link)
-{
-    if (link == NULL || link->reach <= TR_PROV_MAX_REACH)
-        return link;
-    return &cut_record;
-}
+ * checked without walking the chain (prov_fill): links are bounded, so a count stays
+ * <= 129. */
 
 /* Freed records are kept for reuse: the interpreter makes and drops one or more per
  * operation, and malloc/free were a tenth of the tracer's time. Records are only made
@@ -53,7 +48,7 @@ static TrProv *prov_alloc(void)
         TrProv *p = freelist;
         freelist = p->base;
         nfree--;
-        return p;   /* tr_prov_new, the only caller, sets every field */
+        return p;   /* prov_new_slow, the only caller, sets every field */
     }
 #endif
     return PyMem_RawCalloc(1, sizeof(TrProv));
@@ -63,7 +58,7 @@ static void prov_release(TrProv *p)
 {
 #ifndef TR_PROV_NO_FREELIST
     if (nfree < TR_PROV_FREELIST_MAX) {
-        p->refcnt = 0;
+        /* refcnt is 0 already (tr_prov_decref_slow, the only caller) */
         p->base = freelist;
         freelist = p;
         nfree++;
@@ -73,12 +68,44 @@ static void prov_release(TrProv *p)
     PyMem_RawFree(p);
 }
 
-TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
+/* Fills a block from prov_alloc as a new record (count 1) linking base and arg (cut,
+ * counted) and holding name (counted; an exact str or NULL here). */
+static inline TrProv *prov_fill(TrProv *p, TrProvKind kind, TrProv *base, TrProv *arg,
+                                PyObject *name, int index)
 {
-    base = bounded(base);
-    arg = bounded(arg);
-    /* A str subclass instance is a user object: a record keeps an exact copy (records
-     * outlive the run in the trace kept for last_trace()). */
+    /* bounded() and the reach in one read of each link's reach */
+    int reach = 1;
+    if (base != NULL) {
+        if (base->reach > TR_PROV_MAX_REACH)
+            base = &cut_record;
+        base->refcnt++;
+        reach += base->reach;
+    }
+    if (arg != NULL) {
+        if (arg->reach > TR_PROV_MAX_REACH)
+            arg = &cut_record;
+        arg->refcnt++;
+        reach += arg->reach;
+    }
+    p->refcnt = 1;
+    p->kind = kind;
+    p->how = TR_RES_NONE;
+    p->index = index;
+    p->base = base;
+    p->arg = arg;
+    p->reach = reach;
+    p->name = Py_XNewRef(name);
+    p->detail = NULL;
+    p->serial = 0;
+    return p;
+}
+
+/* tr_prov_new for what its inline case leaves: a str subclass instance as name, which
+ * is a user object (records outlive the run in the trace kept for last_trace(): the
+ * record keeps an exact copy), or an empty free list. */
+static TrProv *prov_new_slow(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name,
+                             int index)
+{
     PyObject *copy = NULL;
     if (name != NULL && !PyUnicode_CheckExact(name) && PyUnicode_Check(name)) {
         copy = PyUnicode_FromObject(name);
@@ -92,20 +119,24 @@ TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, 
         PyErr_NoMemory();
         return NULL;
     }
-    p->refcnt = 1;
-    p->kind = kind;
-    p->how = TR_RES_NONE;
-    p->index = index;
-    p->base = base;
-    tr_prov_incref(base);
-    p->arg = arg;
-    tr_prov_incref(arg);
-    p->reach = 1 + (base != NULL ? base->reach : 0) + (arg != NULL ? arg->reach : 0);
-    p->name = Py_XNewRef(name);
-    p->detail = NULL;
-    p->serial = 0;
+    prov_fill(p, kind, base, arg, name, index);
     Py_XDECREF(copy);
     return p;
+}
+
+/* Operators make a record or more each: the common case (a block on the free list, no
+ * name or an exact str) calls nothing, so it needs no saved registers. */
+TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
+{
+#ifndef TR_PROV_NO_FREELIST
+    TrProv *p = freelist;
+    if (p != NULL && (name == NULL || PyUnicode_CheckExact(name))) {
+        freelist = p->base;
+        nfree--;
+        return prov_fill(p, kind, base, arg, name, index);
+    }
+#endif
+    return prov_new_slow(kind, base, arg, name, index);
 }
 
 TrProv *tr_prov_attr(TrProv *base, PyObject *name, TrResolution how, const char *detail)

@@ -302,7 +302,11 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
         return;
     }
     if (t->nsteps == t->cap) {
+        /* Never above the bound: the inline recorders (tr_reuse.h) then test the room
+         * alone, nsteps < cap implying nsteps < TR_TRACE_MAX_STEPS. */
         Py_ssize_t cap = t->cap ? 2 * t->cap : 64;
+        if (cap > TR_TRACE_MAX_STEPS)
+            cap = TR_TRACE_MAX_STEPS;
         TrStep *ns = PyMem_Realloc(t->steps, (size_t)cap * sizeof(TrStep));
         if (ns == NULL) {
             mark(t, TR_UR_TOO_LONG);
@@ -381,7 +385,9 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
         int is_meth = f->stack[f->sp - (oparg + 2)].obj != NULL;
         int nargs = oparg + is_meth;
         PyObject *callable = f->stack[f->sp - (nargs + 1)].obj;
-        if (tr_is_frame_call(callable, nargs)) {
+        /* A plain function or bound method (most calls) is never one: not asked */
+        if (!Py_IS_TYPE(callable, &PyFunction_Type) && !Py_IS_TYPE(callable, &PyMethod_Type) &&
+            tr_is_frame_call(callable, nargs)) {
             mark(t, TR_UR_FRAME_CALL);
             return;
         }

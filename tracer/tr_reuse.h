@@ -243,20 +243,19 @@ void tr_record_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg
  * MAKE_FUNCTION (filled by tr_record_init at module init). */
 extern unsigned char tr_record_plain[256];
 void tr_record_init(void);
-/* tr_record_step's common case inline (the recorder runs before every instruction):
- * such an opcode, in the recorded code, with room in the array, no fault on (the fault
- * skip_getter_on_replay looks at every step); the same step stored. Everything else
- * is tr_record_step. quick: the caller found the code to be the recorded one and no
- * fault on for the whole run of its frame (run_frame's rec_quick: run->faults is set
- * once per run, a frame's code never changes), so those two tests are not asked
- * again; 0 asks them. Borrows everything, takes no reference. */
-TR_HOT_INLINE void tr_record_step_fast(TrRun *run, struct TrFrame *f, PyObject *code,
-                                       int quick, int offset, int op, int oparg)
+/* tr_record_step's common case inline (the recorder runs before every instruction), for
+ * run_frame's "quick" frames only: the top-level frame of a run with no fault on (the
+ * fault skip_getter_on_replay looks at every step) whose code is the recorded code, all
+ * of which hold for the whole run of the frame (run->faults is set once per run, a
+ * frame's code never changes), so they are asked once per frame, not here. op is one
+ * run_frame found tr_record_plain (read with the opcode's cache count, one table). When
+ * the trace is still reusable and has room (cap never exceeds TR_TRACE_MAX_STEPS, see
+ * tr_record_step) the same step tr_record_step would make is stored; anything else is
+ * tr_record_step. t is run->rec->trace. Borrows everything, takes no reference. */
+TR_HOT_INLINE void tr_record_plain_fast(TrRun *run, TrRecTrace *t, struct TrFrame *f,
+                                        int offset, int op, int oparg)
 {
-    TrRecTrace *t = run->rec->trace;
-    if (tr_record_plain[op] && t->unreusable < 0 &&
-        (quick || (code == t->code && run->faults == 0)) &&
-        t->nsteps < t->cap && t->nsteps < TR_TRACE_MAX_STEPS) {
+    if (t->unreusable < 0 && t->nsteps < t->cap) {
         TrStep *s = &t->steps[t->nsteps++];
         s->offset = offset;
         s->op = (unsigned char)op;
@@ -335,20 +334,17 @@ TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned f
     return -1;
 }
 /* tr_record_step's attribute load (LOAD_ATTR, LOAD_METHOD; owner the value on top of the
- * stack, borrowed; quick as for tr_record_step_fast) when it shares the entry its
- * instruction recorded last: no fault on, room for
+ * stack, borrowed; in a quick frame, as for tr_record_plain_fast; code the recorded code)
+ * when it shares the entry its instruction recorded last: room for
  * the step and (as tr_record_step makes first) for an entry, that entry not NATIVE, of
  * the same input and class-access kind, and tr_guard_check_fast passing for this owner;
  * the same tests in the same order. Everything else is tr_record_step. */
 TR_HOT_INLINE void tr_record_load_fast(TrRun *run, struct TrFrame *f, PyObject *code,
-                                       int quick, TrValue owner, int offset, int op,
-                                       int oparg)
+                                       TrValue owner, int offset, int op, int oparg)
 {
     struct TrRecorder *r = run->rec;
     TrRecTrace *t = r->trace;
-    if (t->unreusable < 0 && (quick || (code == t->code && run->faults == 0)) &&
-        t->nsteps < t->cap &&
-        t->nsteps < TR_TRACE_MAX_STEPS && t->nattrs < t->capattrs && r->last_attr != NULL &&
+    if (t->unreusable < 0 && t->nsteps < t->cap && t->nattrs < t->capattrs && r->last_attr != NULL &&
         offset < Py_SIZE(code)) {
         int prev = r->last_attr[offset];
         if (prev >= 0) {

@@ -38,7 +38,7 @@ state a shortcut skips changes and the shortcut does not notice.
                       dict version or the type tag, and with tr_provcheck_traced_hit (the
                       inline hit tr_provcheck_traced asks first, and tr_attr_load_fast)
                       ignoring the dict version
-  record_inline       the recorder's plain steps inline (tr_record_step_fast): an opcode the
+  record_inline       the recorder's plain steps inline (tr_record_plain_fast): an opcode the
                       replayer does not execute (UNPACK_SEQUENCE) still makes the trace
                       unreusable, and under skip_getter_on_replay (which looks at every
                       step) the fault still shows (eager and jit differ); also checked to
@@ -238,6 +238,23 @@ state a shortcut skips changes and the shortcut does not notice.
                       attribute), a negative one (an int subclass); each call replays to
                       the end with no retrace and no side exit, values changed mid-loop
                       seen as eagerly
+  record_too_long     the recorder's inline plain step tests the room alone (cap, which
+                      never grows past TR_TRACE_MAX_STEPS): a call of ~210,000 top-level
+                      steps is unreusable (too_long) and the next call traces again.
+                      Checked to fail with the steps' growth not bounded
+  prov_name_copy      tr_prov_new's inline case takes an exact str as is; a str subclass
+                      name (getattr(c, S("x"))) is copied, so the record kept in the trace
+                      does not keep the user's object alive: its __del__ has run when the
+                      traced call returns, as eagerly. Checked to fail with the copy left
+                      out
+  frame_detach        tr_frame_clear asks tr_frameobj_detach only for a frame with a
+                      sys._getframe() object: one that outlives its frame reads f_lineno,
+                      f_lasti and f_locals from where it ended, as eagerly. Checked to fail
+                      with the detach left out
+  prov_cut            a chain of provenance records is cut at 64 (linked to the shared
+                      "..." record) as its base and as its arg: an accumulator's records
+                      kept by the trace after a traced call of 20,000 iterations stay a
+                      few hundred. Checked to fail with either cut left out
 """
 import sys
 
@@ -2203,6 +2220,141 @@ def versioned_hit():
     return ok
 
 
+TOO_LONG_SRC = """
+LOG = []
+def make():
+    return (30000,)
+def program(n):
+    t = 0
+    for i in range(n):
+        t += i
+    return t
+"""
+
+
+def record_too_long():
+    # ~210,000 steps of the top-level frame (7 an iteration), all plain: the recorder's
+    # inline plain step tests the room alone (tr_record_plain_fast), which holds
+    # because the steps' array never grows beyond TR_TRACE_MAX_STEPS (200,000; doubling
+    # from 64 it would reach 262,144); past it tr_record_step marks the trace
+    # unreusable. The second call must trace again, not replay.
+    plan = [("call", "make")] * 2
+    ok, _, delta = check("record_too_long", TOO_LONG_SRC, plan, ["unreusable.too_long"])
+    if delta.get("replays", 0):
+        print(f"FAIL record_too_long: replayed a trace of more steps than the bound {delta}")
+        ok = False
+    return ok
+
+
+PROV_NAME_SRC = """
+LOG = []
+class S(str):
+    def __del__(self):
+        LOG.append("del")
+class C:
+    def __init__(self):
+        self.x = 1
+def make():
+    return (C(),)
+def program(c):
+    n = S("x")
+    v = getattr(c, n)
+    del n
+    return v
+"""
+
+
+def prov_name_copy():
+    # tr_prov_new's inline case takes an exact str (or no name) as is; a str subclass
+    # instance is a user object, which a record (kept in the trace after the call) must
+    # not keep alive: the record holds an exact copy, so the name is gone once the
+    # traced call has returned, as eagerly. (Within the traced call it lives until the
+    # run ends, later than eagerly, where `del n` ends it: not the records, left alone.)
+    counts = {}
+    for jit in (False, True):
+        ns = fresh(PROV_NAME_SRC)
+        args = tuple(ns["make"]())
+        after = []
+        for _ in range(3):
+            f = tfjit.jit(ns["program"]) if jit else ns["program"]
+            assert f(*args) == 1
+            after.append(len(ns["LOG"]))
+        counts[jit] = after
+    good = counts[False] == counts[True] == [1, 2, 3]
+    print(("ok   " if good else "FAIL ") +
+          f"prov_name_copy: names released after each call, eager {counts[False]}, "
+          f"traced {counts[True]}")
+    return good
+
+
+PROV_CUT_SRC = """
+LOG = []
+def make():
+    return (20000, (0, 0))
+def program(n, pair):
+    a, b = pair                # UNPACK_SEQUENCE: unreusable, no steps kept
+    s = a
+    t = b
+    for i in range(n):
+        s = s + i              # the chain as the record's base
+        t = i + t              # and as its arg
+    return s + t
+"""
+
+
+def prov_cut():
+    # tr_prov_new links a chain of more than 64 records to the shared "..." record
+    # (prov_fill, which reads each link's reach once for the bound and the count): the
+    # accumulators' records, kept by the trace after the call, stay a few hundred,
+    # not 40,000 (64 bytes each, counted by tracemalloc: records are raw blocks).
+    import tracemalloc
+    ns = fresh(PROV_CUT_SRC)
+    n, pair = ns["make"]()
+    expected = ns["program"](n, pair)
+    tracemalloc.start()
+    try:
+        assert tfjit.jit(ns["program"])(100, pair) == ns["program"](100, pair)   # warm-up
+        before = tracemalloc.get_traced_memory()[0]
+        r = tfjit.jit(ns["program"])(n, pair)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    good = r == expected and grown < 300_000
+    print(("ok   " if good else "FAIL ") +
+          f"prov_cut: {grown} bytes kept after a traced call of {2 * n} linked records")
+    return good
+
+
+FRAME_DETACH_SRC = """
+import sys
+LOG = []
+def inner(a):
+    b = a + 1
+    return sys._getframe()
+def other(p, q, r):
+    s = p + q
+    t = s * r
+    return t - p
+def make():
+    return (3,)
+def program(x):
+    f = inner(x)
+    n = 0
+    for i in range(5):            # other frames take the stack inner's had
+        n += other(i, x, n)
+    return f.f_lineno, f.f_lasti, sorted(f.f_locals), n
+"""
+
+
+def frame_detach():
+    # tr_frame_clear detaches a frame's sys._getframe() object only when it has one
+    # (tr_frameobj_detach out of the common path): an object that outlives its frame
+    # answers f_lineno, f_lasti and f_locals from where the frame ended, as eagerly,
+    # not from whatever took the dead frame's place on the C stack.
+    ok, _, _ = check("frame_detach", FRAME_DETACH_SRC, [("call", "make")] * 3)
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2212,7 +2364,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
                                   dict_find, binary_same_type, call_release, cached_load,
                                   oracle_dict_find, binop_record, cache_weakref,
-                                  oracle_hoist, versioned_hit]}
+                                  oracle_hoist, versioned_hit, record_too_long,
+                                  prov_name_copy, prov_cut, frame_detach]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
