@@ -1,5 +1,6 @@
 /* hz_assemble_int.h: what hz_assemble.c, hz_assemble_cut.c and hz_assemble_link.c
- * share (private to them; the promise is hz_assemble.h). */
+ * share (private to them; the promise is hz_assemble.h); the templates
+ * (hz_template*.c) write their texts into its byte buffer too. */
 #ifndef HZ_ASSEMBLE_INT_H
 #define HZ_ASSEMBLE_INT_H
 

@@ -12,7 +12,8 @@
  * string that still holds the placeholder prefix after mapping (a placeholder the
  * compiler cut or joined) makes the template unusable: the piece is compiled. */
 #include "hz_template.h"
-#include "hz_codecache.h"   /* HZ_NO_COVERAGE */
+#include "hz_assemble_int.h"   /* Buf */
+#include "hz_codecache.h"       /* HZ_NO_COVERAGE */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -33,10 +34,10 @@ typedef struct {
     size_t len;
     PyObject *code;   /* owned: the template's module code, or Py_None */
     unsigned long used;   /* the lookup count when last found or stored */
-} Slot;
+} TSlot;
 
 struct HzTemplates {
-    Slot slots[HZ_TEMPLATE_SLOTS];
+    TSlot slots[HZ_TEMPLATE_SLOTS];
     HzTemplateStats stats;
     const char *refusal;
 };
@@ -313,35 +314,6 @@ HZ_NO_COVERAGE static PyObject *instantiate(Map *m, PyCodeObject *co)
     return r;
 }
 
-/* ---- a text buffer ---- */
-
-typedef struct {
-    char *p;
-    size_t n, cap;
-    bool failed;
-} Out;
-
-HZ_NO_COVERAGE static void out_add(Out *o, const char *s, size_t n)
-{
-    if (o->failed)
-        return;
-    if (o->n + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 1024;
-        while (cap < o->n + n + 1)
-            cap *= 2;
-        char *p = realloc(o->p, cap);
-        if (p == NULL) {
-            o->failed = true;
-            return;
-        }
-        o->p = p;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->n, s, n);
-    o->n += n;
-    o->p[o->n] = '\0';
-}
-
 /* ---- the cache ---- */
 
 HZ_NO_COVERAGE static uint64_t fnv(uint64_t h, const char *s, size_t n)
@@ -351,7 +323,7 @@ HZ_NO_COVERAGE static uint64_t fnv(uint64_t h, const char *s, size_t n)
     return h;
 }
 
-HZ_NO_COVERAGE static bool same_key(const Slot *s, uint64_t h, const char *key, size_t len)
+HZ_NO_COVERAGE static bool same_key(const TSlot *s, uint64_t h, const char *key, size_t len)
 {
     if (s->key == NULL || s->hash != h || s->len != len)
         return false;
@@ -373,7 +345,7 @@ HZ_NO_COVERAGE static PyObject *template_of(HzTemplates *t, const HzAbstract *a,
     memcpy(key, filename, flen + 1);
     memcpy(key + flen + 1, a->text, a->len);
     uint64_t h = fnv(14695981039346656037ull, key, len);
-    Slot *set = &t->slots[2 * (h % HZ_TEMPLATE_SETS)];
+    TSlot *set = &t->slots[2 * (h % HZ_TEMPLATE_SETS)];
     for (int w = 0; w < 2; w++)
         if (same_key(&set[w], h, key, len)) {
             free(key);
@@ -381,7 +353,7 @@ HZ_NO_COVERAGE static PyObject *template_of(HzTemplates *t, const HzAbstract *a,
             set[w].used = t->stats.lookups;
             return set[w].code;
         }
-    Slot *s = set[0].used <= set[1].used ? &set[0] : &set[1];
+    TSlot *s = set[0].used <= set[1].used ? &set[0] : &set[1];
     double t0 = cpu_now();
     PyObject *code = Py_CompileStringExFlags(a->text, filename, Py_file_input, NULL, 0);
     t->stats.cpu_compile += cpu_now() - t0;
@@ -493,15 +465,15 @@ HZ_NO_COVERAGE static PyCodeObject *only_code(PyObject *co, Py_ssize_t *at)
 HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, size_t n,
                                            const char *filename, const HzClassMember *m, int k)
 {
-    Out sk = {0};
+    Buf sk = {0};
     PyObject *mod = NULL, *r = NULL, *consts = NULL, *body = NULL, *mconsts = NULL;
     size_t at = 0;
     for (int i = 0; i < k; i++) {
-        out_add(&sk, text + at, m[i].body - at);
-        out_add(&sk, " pass\n", 6);
+        hz_asm_buf_add(&sk, text + at, m[i].body - at);
+        hz_asm_buf_add(&sk, " pass\n", 6);
         at = m[i].end;
     }
-    out_add(&sk, text + at, n - at);
+    hz_asm_buf_add(&sk, text + at, n - at);
     if (sk.failed) {
         PyErr_NoMemory();
         goto done;
@@ -527,9 +499,9 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
             t->refusal = "more code in the skeleton than members";
             goto done;
         }
-        Out mt = {0};
-        out_add(&mt, "if True:\n", 9);
-        out_add(&mt, text + m[i].line, m[i].end - m[i].line);
+        Buf mt = {0};
+        hz_asm_buf_add(&mt, "if True:\n", 9);
+        hz_asm_buf_add(&mt, text + m[i].line, m[i].end - m[i].line);
         PyObject *mmod = mt.failed ? PyErr_NoMemory() : piece_code(t, mt.p, mt.n, filename);
         free(mt.p);
         i++;

@@ -12,7 +12,8 @@
  * not the tracer's. Comparisons are spelled out here: in a libFuzzer binary
  * memcmp/strcmp are its interceptors and would feed every one to the mutator. */
 #include "hz_template.h"
-#include "hz_codecache.h"   /* HZ_NO_COVERAGE */
+#include "hz_assemble_int.h"   /* Buf */
+#include "hz_codecache.h"       /* HZ_NO_COVERAGE */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -383,36 +384,9 @@ HZ_NO_COVERAGE static int placeholder(PhTable *pt, HzPlaceholderKind k, const ch
     return (*count)++;
 }
 
-typedef struct {
-    char *p;
-    size_t n, cap;
-    bool failed;
-} Out;
-
-HZ_NO_COVERAGE static void put(Out *o, const char *s, size_t n)
-{
-    if (o->failed)
-        return;
-    if (o->n + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 1024;
-        while (cap < o->n + n + 1)
-            cap *= 2;
-        char *p = realloc(o->p, cap);
-        if (p == NULL) {
-            o->failed = true;
-            return;
-        }
-        o->p = p;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->n, s, n);
-    o->n += n;
-    o->p[o->n] = '\0';
-}
-
 /* Appends head, the decimal digits of v, then tail (snprintf was a fifth of the
  * abstraction's time). */
-HZ_NO_COVERAGE static void put_num(Out *o, const char *head, size_t hn, long long v,
+HZ_NO_COVERAGE static void put_num(Buf *o, const char *head, size_t hn, long long v,
                                    const char *tail, size_t tn)
 {
     char buf[48];
@@ -428,7 +402,7 @@ HZ_NO_COVERAGE static void put_num(Out *o, const char *head, size_t hn, long lon
     while (d > 0)
         buf[n++] = digits[--d];
     memcpy(buf + n, tail, tn);
-    put(o, buf, n + tn);
+    hz_asm_buf_add(o, buf, n + tn);
 }
 
 /* An operator the constant folder may apply to a literal beside it. */
@@ -487,7 +461,7 @@ HZ_NO_COVERAGE int hz_abstract(const char *text, size_t n, HzAbstract *a, const 
         return -1;
     }
     PhTable *pt = calloc(1, sizeof *pt);
-    Out o = {0};
+    Buf o = {0};
     int rc = -1;
     if (pt == NULL) {
         *refusal = "out of memory";
@@ -500,12 +474,12 @@ HZ_NO_COVERAGE int hz_abstract(const char *text, size_t n, HzAbstract *a, const 
         size_t len = t->end - t->start;
         if (t->kind == T_NL) {
             if (i > 0)
-                put(&o, "\n", 1);
-            put(&o, s, len);
+                hz_asm_buf_add(&o, "\n", 1);
+            hz_asm_buf_add(&o, s, len);
             continue;
         }
         if (t->ws && i > 0 && ts.t[i - 1].kind != T_NL)
-            put(&o, " ", 1);
+            hz_asm_buf_add(&o, " ", 1);
         int k = -1;
         switch (t->kind) {
         case T_NAME:
@@ -550,9 +524,9 @@ HZ_NO_COVERAGE int hz_abstract(const char *text, size_t n, HzAbstract *a, const 
         default:
             break;
         }
-        put(&o, s, len);
+        hz_asm_buf_add(&o, s, len);
     }
-    put(&o, "\n", 1);
+    hz_asm_buf_add(&o, "\n", 1);
     if (o.failed) {
         *refusal = "out of memory";
         goto done;
