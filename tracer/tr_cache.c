@@ -242,12 +242,26 @@ void tr_cache_free(TrCache *cache)
     PyMem_RawFree(cache);
 }
 
-/* Removes entry i (moving the last one into its place) and releases it. */
+/* Removes entry i (moving the last one into its place) and releases it. An entry whose
+ * release can run no code (weak, its name an exact str: the rest are records, a basic
+ * weak reference, no finaliser) is released in place, then overwritten: one copy of
+ * ~200 bytes instead of two. Any other is unlinked first (a finaliser may re-enter the
+ * cache). */
 static void cache_remove(TrCache *c, Py_ssize_t i)
 {
-    CacheEntry e = c->entries[i];
-    c->entries[i] = c->entries[--c->len];
-    c->keys[i] = c->keys[c->len];
+    CacheEntry *p = &c->entries[i];
+    Py_ssize_t last = --c->len;
+    if (!p->strong && PyUnicode_CheckExact(p->name)) {
+        entry_release(p);
+        if (i != last) {
+            *p = c->entries[last];
+            c->keys[i] = c->keys[last];
+        }
+        return;
+    }
+    CacheEntry e = *p;
+    *p = c->entries[last];
+    c->keys[i] = c->keys[last];
     entry_release(&e);
 }
 
@@ -339,9 +353,12 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
         cache_clear(c);
         return;
     }
+    /* The 16-byte keys are scanned, not the entries (~200 bytes each): a loop storing
+     * into its owner passes here on every store. c->keys is read again after each
+     * removal (a strong entry's release may run a finaliser that regrows the arrays). */
     for (Py_ssize_t i = c->len - 1; i >= 0; i--) {
-        if (i < c->len && c->entries[i].obj == obj &&
-            (all_of_obj || same_name(c->entries[i].name, name)))
+        if (i < c->len && c->keys[i].obj == obj &&
+            (all_of_obj || same_name(c->keys[i].name, name)))
             cache_remove(c, i);
     }
 }
@@ -413,77 +430,42 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
     TrCache *c = run->cache;
     if (c == NULL)
         return 0;
-    CacheEntry e;   /* every field but value_type set below: no 200-byte zeroing */
-    e.obj_wr = NULL;
-    e.obj_prov = NULL;
-    e.type_version = 0;
-    e.dict_version = 0;
-    e.obj_version = 0;
-    e.checked = 0;
-    e.value_static = NULL;
-    e.value_tname = NULL;
-    e.how = how;
-    e.detail = detail;
-    e.type = Py_TYPE(obj);
+    PyTypeObject *type = Py_TYPE(obj);
+    unsigned int type_version = 0, obj_version = 0;
     /* The faults model a JIT whose memo owns what it remembered. */
-    e.strong = fault_on(run) || TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) ||
-               TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE);
+    int strong = fault_on(run) || TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) ||
+                 TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE);
     if (!fault_on(run)) {
         /* Without a valid version tag no guard can be checked: do not cache. */
-        if (!version_of(e.type, &e.type_version))
+        if (!version_of(type, &type_version))
             return 0;
-        if (how == TR_RES_TYPE_DICT && !version_of((PyTypeObject *)obj, &e.obj_version))
+        if (how == TR_RES_TYPE_DICT && !version_of((PyTypeObject *)obj, &obj_version))
             return 0;
     }
+    /* PyType_SUPPORTS_WEAKREFS's test, asked once and inline (a call in 3.11). */
+    int weak = !strong && type->tp_weaklistoffset > 0;
     /* Without a weak reference, identity rests on the record the read saw (see
      * same_object): an object without one cannot be cached. */
-    if (!e.strong && !PyType_SUPPORTS_WEAKREFS(e.type) && objv.prov == NULL)
+    if (!strong && !weak && objv.prov == NULL)
         return 0;
-    e.dict = instance_dict(obj);
-    if (e.dict != NULL)
-        e.dict_version = ((PyDictObject *)e.dict)->ma_version_tag;
-    e.obj = obj;
-    e.value = value->obj;
-    if (e.strong) {
-        /* Own everything before dropping old entries: releasing them can run
-         * finalisers, which may change obj (then the versions taken above make the
-         * guard fail). */
-        Py_INCREF(e.obj);
-        Py_XINCREF(e.value);
-        Py_INCREF(e.type);
-        Py_XINCREF(e.dict);
+    /* The guard's state is read now: releasing old entries below can run finalisers
+     * (strong entries), which may change obj; then these make the guard fail. */
+    PyObject *dict = instance_dict(obj);
+    uint64_t dict_version = dict != NULL ? ((PyDictObject *)dict)->ma_version_tag : 0;
+    PyObject *wr = NULL;
+    if (strong) {
+        /* Own everything before dropping old entries (those finalisers again). */
+        Py_INCREF(obj);
+        Py_XINCREF(value->obj);
+        Py_INCREF(type);
+        Py_XINCREF(dict);
     }
-    else {
-        if (PyType_SUPPORTS_WEAKREFS(e.type)) {
-            /* No callback: shares the object's basic reference if it has one. */
-            e.obj_wr = cache_weakref(c, obj);
-            if (e.obj_wr == NULL)
-                return -1;
-        }
-        else {
-            e.obj_prov = objv.prov;
-            tr_prov_incref(e.obj_prov);
-        }
-        /* A static type lives as long as the process: kept by address, named only for a
-         * message. A heap type may die before the message: a copy of its name, as
-         * snprintf("%s") made it (truncated, NUL-terminated), without the formatting (it
-         * was a tenth of a traced call that stores in a loop). */
-        if (value->obj == NULL) {
-            e.value_tname = "NULL";
-        }
-        else if (!PyType_HasFeature(Py_TYPE(value->obj), Py_TPFLAGS_HEAPTYPE)) {
-            e.value_static = Py_TYPE(value->obj);
-        }
-        else {
-            const char *tn = _PyType_Name(Py_TYPE(value->obj));
-            size_t n = strnlen(tn, sizeof e.value_type - 1);
-            memcpy(e.value_type, tn, n);
-            e.value_type[n] = '\0';
-        }
+    else if (weak) {
+        /* No callback: shares the object's basic reference if it has one. */
+        wr = cache_weakref(c, obj);
+        if (wr == NULL)
+            return -1;
     }
-    e.name = Py_NewRef(name);
-    e.prov = value->prov;
-    tr_prov_incref(e.prov);
 
     Py_ssize_t i = cache_find(c, obj, name);
     if (i >= 0)
@@ -497,16 +479,66 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             c->entries = n;
         CacheKey *nk = n != NULL ? PyMem_RawRealloc(c->keys, (size_t)cap * sizeof *nk) : NULL;
         if (nk == NULL) {   /* entries may have grown: cap stays, which is as good */
-            entry_release(&e);
+            if (strong) {
+                Py_DECREF(obj);
+                Py_XDECREF(value->obj);
+                Py_DECREF(type);
+                Py_XDECREF(dict);
+            }
+            if (wr != NULL)
+                entry_wr_release(wr);
             PyErr_NoMemory();
             return -1;
         }
         c->keys = nk;
         c->cap = cap;
     }
-    c->keys[c->len].obj = e.obj;
-    c->keys[c->len].name = e.name;
-    c->entries[c->len++] = e;
+    /* Filled in place, field by field (a local entry copied in was ~35 instructions of
+     * every miss); nothing below can run code. value_type is written only when used. */
+    CacheEntry *e = &c->entries[c->len];
+    e->obj = obj;
+    e->obj_wr = wr;
+    e->name = Py_NewRef(name);
+    e->value = value->obj;
+    e->prov = value->prov;
+    tr_prov_incref(e->prov);
+    e->obj_prov = NULL;
+    e->how = how;
+    e->detail = detail;
+    e->type = type;
+    e->type_version = type_version;
+    e->dict = dict;
+    e->dict_version = dict_version;
+    e->obj_version = obj_version;
+    e->strong = strong;
+    e->checked = 0;
+    e->value_static = NULL;
+    e->value_tname = NULL;
+    if (!strong) {
+        if (!weak) {
+            e->obj_prov = objv.prov;
+            tr_prov_incref(e->obj_prov);
+        }
+        /* A static type lives as long as the process: kept by address, named only for a
+         * message. A heap type may die before the message: a copy of its name, as
+         * snprintf("%s") made it (truncated, NUL-terminated), without the formatting (it
+         * was a tenth of a traced call that stores in a loop). */
+        if (value->obj == NULL) {
+            e->value_tname = "NULL";
+        }
+        else if (!PyType_HasFeature(Py_TYPE(value->obj), Py_TPFLAGS_HEAPTYPE)) {
+            e->value_static = Py_TYPE(value->obj);
+        }
+        else {
+            const char *tn = _PyType_Name(Py_TYPE(value->obj));
+            size_t n = strnlen(tn, sizeof e->value_type - 1);
+            memcpy(e->value_type, tn, n);
+            e->value_type[n] = '\0';
+        }
+    }
+    c->keys[c->len].obj = obj;
+    c->keys[c->len].name = e->name;
+    c->len++;
     return 0;
 }
 
