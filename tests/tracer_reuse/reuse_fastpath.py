@@ -233,6 +233,22 @@ state a shortcut skips changes and the shortcut does not notice.
                       turned off by the callee, the served loads must not count checks.
                       Checked to fail with the tag, the dict version, the immutable
                       descriptor type, then the oracle's switch left out of the test
+  store_forget        the attribute cache's stores and misses (tenth pass): a store forgets
+                      the owner's entry by a scan of the 16-byte keys (tr_cache_note_store),
+                      an entry without a finaliser to run is released in place and the last
+                      one moved into its place (cache_remove), a miss's entry is filled in
+                      place (tr_cache_remember), and a miss's oracle check does not ask the
+                      inline hit a second time (tr_provcheck_traced_miss). Traced loops
+                      storing into slots (objects with and without weak references) and
+                      instance dicts in the middle of the entries, through getattr/setattr
+                      with a name that is a str subclass (an entry unlinked before its
+                      release), and list.append escapes: results as eagerly (no
+                      ProvenanceError), last_trace() text and oracle counts as through
+                      tr_attr_get (under cached_property_recomputed), and the exact number
+                      of "[cached]" lines (a forgotten entry too many is a stale value, one
+                      too few a lost hit). Checked to fail with the store's scan left out,
+                      with the key not moved with its entry, and with the miss's check
+                      left out
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -2203,6 +2219,102 @@ def versioned_hit():
     return ok
 
 
+STORE_FORGET_SRC = {
+    # (source, "[cached]" lines of one traced call: every load of an attribute neither
+    # stored since its last load nor dropped by a guard or an escape)
+    "slots": ("""
+class S:
+    __slots__ = ("a", "b", "c")          # no weak references: identity by the record
+    def __init__(self, a, b, c):
+        self.a = a
+        self.b = b
+        self.c = c
+class W:
+    __slots__ = ("a", "b", "__weakref__")
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+def make():
+    return (S(1, 2, 3), S(4, 5, 6), W(7, 8))
+def program(s, t, w):
+    acc = 0
+    for i in range(8):
+        acc += s.a + s.b + s.c + t.a + t.b + w.a + w.b
+        s.b = s.b + i        # an entry in the middle goes, the last moves into its place
+        acc += s.a + s.c + t.a + t.b + w.a + w.b
+        w.a = w.a - 1
+        acc += s.b + w.a + w.b + t.b + s.c
+        t.c = i
+        acc += t.c + t.a + s.a
+    return acc
+""", 153),
+    "dicts": ("""
+class P:
+    def __init__(self, x):
+        self.x = x
+        self.y = 2 * x
+        self.z = 3
+def make():
+    return (P(1), P(5), [])
+def program(p, q, out):
+    acc = 0
+    for i in range(8):
+        acc += p.x + p.y + q.x + q.y + q.z
+        q.y = q.y + 1        # q's other entries fail their guard (the dict version)
+        acc += p.x + p.z + q.x + q.y
+        if i % 2:
+            out.append(i)    # an escape: everything forgotten
+        acc += p.y + q.z
+    return acc
+""", 50),
+    "str_subclass": ("""
+class N(str):
+    pass
+class P:
+    def __init__(self):
+        self.a = 1
+        self.b = 2
+def make():
+    return (P(),)
+def program(p):
+    k = N("a")
+    acc = 0
+    for i in range(6):
+        acc += getattr(p, k) + p.b + p.a
+        setattr(p, k, i)     # an entry named by a str subclass: unlinked, then released
+        acc += p.b + getattr(p, k)
+    return acc
+""", 16),
+}
+
+
+def store_forget():
+    ok = True
+    for k, (src, want) in STORE_FORGET_SRC.items():
+        try:
+            r1, text1, c1, eager = cached_load_run(src, "")
+            r2, text2, c2, _ = cached_load_run(src, "cached_property_recomputed")
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL store_forget.{k}: ProvenanceError {e}")
+            ok = False
+            continue
+        cached = text1.count("[cached]")
+        why = []
+        if r1 != eager or r2 != eager:
+            why.append(f"results {r1} / {r2}, eager {eager}")
+        if text1 != text2:
+            why.append("traces differ from tr_attr_get's")
+        if c1 != c2:
+            why.append(f"oracle counts {c1} vs {c2}")
+        if cached != want:
+            why.append(f"{cached} cached lines, want {want}")
+        good = not why
+        print(("ok   " if good else "FAIL ") + f"store_forget.{k}: {cached} cached lines, "
+              f"oracle {c1}" + ("" if good else "; " + "; ".join(why)))
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2212,7 +2324,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
                                   dict_find, binary_same_type, call_release, cached_load,
                                   oracle_dict_find, binop_record, cache_weakref,
-                                  oracle_hoist, versioned_hit]}
+                                  oracle_hoist, versioned_hit, store_forget]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
