@@ -82,7 +82,7 @@ static int generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     PyObject **dictptr = tr_dict_ptr(o);
     if (dictptr != NULL && *dictptr != NULL) {
         dict = Py_NewRef(*dictptr);
-        PyObject *v = PyDict_GetItemWithError(dict, name);   /* borrowed */
+        PyObject *v = tr_dict_get(dict, name);   /* borrowed */
         /* Fault cached_property_recomputed: a cached_property on the type runs its
          * function again, as if it were a property; the dict entry is ignored. */
         if (v != NULL && f != NULL && TR_FAULT_ON(run, TR_FAULT_CACHED_PROPERTY_RECOMPUTED) &&
