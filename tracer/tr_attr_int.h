@@ -42,8 +42,11 @@ static inline int tr_attr_ready(void)
 
 /* A new ATTR record for base.name resolved as how/detail whose value came from the
  * provenance via (borrowed, may be NULL: stored as the record's arg). NULL on error. */
-TrProv *tr_attr_prov(TrProv *base, PyObject *name, TrResolution how, const char *detail,
-                     TrProv *via);
+static inline TrProv *tr_attr_prov(TrProv *base, PyObject *name, TrResolution how,
+                                   const char *detail, TrProv *via)
+{
+    return tr_prov_attr_via(base, name, how, detail, via);
+}
 
 /* descr.__get__(obj, type) as the descriptor's tp_descr_get slot would run it, with
  * Python-level code (property getters, __get__ methods) interpreted through

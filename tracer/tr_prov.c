@@ -73,7 +73,10 @@ static void prov_release(TrProv *p)
     PyMem_RawFree(p);
 }
 
-TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
+/* tr_prov_new's body, inline in the constructors below: an attribute record (every
+ * traced miss, every LOAD_METHOD) took two call layers, tr_attr_prov then tr_prov_new. */
+TR_HOT_INLINE TrProv *prov_make(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name,
+                                int index)
 {
     base = bounded(base);
     arg = bounded(arg);
@@ -108,9 +111,21 @@ TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, 
     return p;
 }
 
+TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
+{
+    return prov_make(kind, base, arg, name, index);
+}
+
 TrProv *tr_prov_attr(TrProv *base, PyObject *name, TrResolution how, const char *detail)
 {
-    TrProv *p = tr_prov_new(TR_PROV_ATTR, base, NULL, name, 0);
+    return tr_prov_attr_via(base, name, how, detail, NULL);
+}
+
+TrProv *tr_prov_attr_via(TrProv *base, PyObject *name, TrResolution how, const char *detail,
+                         TrProv *via)
+{
+    /* Both links bounded like every other record's (prov_make). */
+    TrProv *p = prov_make(TR_PROV_ATTR, base, via, name, 0);
     if (p != NULL) {
         p->how = how;
         p->detail = detail;
