@@ -114,6 +114,11 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
 int tr_attr_get_resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
 int tr_cache_remember(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
                       TrResolution how, const char *detail);
+/* tr_cache_remember for a caller that knows the cache holds no entry of (obj, name):
+ * tr_attr_get_resolve, after tr_attr_load_fast found none or dropped the one it found,
+ * its resolution stable (no code ran since). Nothing is looked for. */
+int tr_cache_remember_absent(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
+                             TrResolution how, const char *detail);
 int tr_cache_reconcile(TrRun *run, TrValue obj, PyObject *name, TrValue *fresh);
 
 /* Fault stale_class_attr across traced calls: serve (1 with *out, 0, -1) a class

@@ -423,8 +423,10 @@ TR_NO_COVERAGE static PyObject *cache_weakref(TrCache *c, PyObject *obj)
     return wr;
 }
 
-int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
-                      TrResolution how, const char *detail)
+/* tr_cache_remember; absent: the caller knows c holds no entry of (obj, name) (checked
+ * in builds with assertions), so none is looked for. */
+static int remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
+                    TrResolution how, const char *detail, int absent)
 {
     PyObject *obj = objv.obj;
     TrCache *c = run->cache;
@@ -467,9 +469,12 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             return -1;
     }
 
-    Py_ssize_t i = cache_find(c, obj, name);
-    if (i >= 0)
-        cache_remove(c, i);
+    if (!absent) {
+        Py_ssize_t i = cache_find(c, obj, name);
+        if (i >= 0)
+            cache_remove(c, i);
+    }
+    assert(!absent || cache_find(c, obj, name) < 0);
     if (c->len >= TR_CACHE_MAX_ENTRIES)
         cache_clear(c);
     if (c->len == c->cap) {
@@ -540,6 +545,18 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
     c->keys[c->len].name = e->name;
     c->len++;
     return 0;
+}
+
+int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
+                      TrResolution how, const char *detail)
+{
+    return remember(run, objv, name, value, how, detail, 0);
+}
+
+int tr_cache_remember_absent(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
+                             TrResolution how, const char *detail)
+{
+    return remember(run, objv, name, value, how, detail, 1);
 }
 
 /* Whether the entry's guard still holds for obj, the live object the entry was

@@ -237,7 +237,9 @@ state a shortcut skips changes and the shortcut does not notice.
                       the owner's entry by a scan of the 16-byte keys (tr_cache_note_store),
                       an entry without a finaliser to run is released in place and the last
                       one moved into its place (cache_remove), a miss's entry is filled in
-                      place (tr_cache_remember), and a miss's oracle check does not ask the
+                      place (tr_cache_remember) without looking for an entry of its (owner,
+                      name) when tr_attr_load_fast found none or dropped it
+                      (tr_cache_remember_absent), and a miss's oracle check does not ask the
                       inline hit a second time (tr_provcheck_traced_miss). Traced loops
                       storing into slots (objects with and without weak references) and
                       instance dicts in the middle of the entries, through getattr/setattr
@@ -247,8 +249,9 @@ state a shortcut skips changes and the shortcut does not notice.
                       tr_attr_get (under cached_property_recomputed), and the exact number
                       of "[cached]" lines (a forgotten entry too many is a stale value, one
                       too few a lost hit). Checked to fail with the store's scan left out,
-                      with the key not moved with its entry, and with the miss's check
-                      left out
+                      with the key not moved with its entry, with the miss's check left
+                      out, and with a failing entry kept by tr_attr_load_fast (passes
+                      with that break when the remember looks for the entry again)
   dict_get            a traced miss's instance dict lookup (tr_attr_get.c generic_get through
                       tr_dict_get: a key held as the name itself found by a scan of the
                       entries, else PyDict_GetItemWithError): owners stored into on every
