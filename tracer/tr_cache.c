@@ -277,6 +277,12 @@ static inline int same_name(PyObject *a, PyObject *b)
     return PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0;
 }
 
+/* Whether same_name(n, b) is n == b for every interned exact str b (tr_names' are). */
+static inline int name_interned(PyObject *n)
+{
+    return PyUnicode_CheckExact(n) && PyUnicode_CHECK_INTERNED(n);
+}
+
 /* By address only: an entry found may belong to a dead object whose address was
  * reused; same_object tells. */
 TR_HOT_INLINE Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
@@ -344,7 +350,9 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
     TrCache *c = run->cache;
     /* A class store can change what any instance resolves to; __class__ and
      * __dict__ stores change everything about obj. */
-    int all_of_obj = same_name(name, tr_names.class_) || same_name(name, tr_names.dict);
+    int all_of_obj = name == tr_names.class_ || name == tr_names.dict ||
+                     (!name_interned(name) &&
+                      (same_name(name, tr_names.class_) || same_name(name, tr_names.dict)));
     /* Fault stale_dict_write: the protocol's own stores do reach its memo. */
     if (TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE))
         dict_memo_forget(obj, name, all_of_obj);
@@ -358,9 +366,14 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
      * removal (a strong entry's release may run a finaliser that regrows the arrays). */
     for (Py_ssize_t i = c->len - 1; i >= 0; i--) {
         if (i < c->len && c->keys[i].obj == obj &&
-            (all_of_obj || same_name(c->keys[i].name, name)))
+            (all_of_obj || same_name(c->keys[i].name, name))) {
             cache_remove(c, i);
+            /* A remember replaces (obj, name)'s entry: there was only this one. */
+            if (!all_of_obj)
+                break;
+        }
     }
+    assert(all_of_obj || cache_find(c, obj, name) < 0);
 }
 
 /* strcmp(d, lit) == 0, asked once per traced load: the details are static strings,

@@ -234,7 +234,8 @@ state a shortcut skips changes and the shortcut does not notice.
                       Checked to fail with the tag, the dict version, the immutable
                       descriptor type, then the oracle's switch left out of the test
   store_forget        the attribute cache's stores and misses (tenth pass): a store forgets
-                      the owner's entry by a scan of the 16-byte keys (tr_cache_note_store),
+                      the owner's entry by a scan of the 16-byte keys that stops at it (one
+                      entry per owner and name: tr_cache_note_store),
                       an entry without a finaliser to run is released in place and the last
                       one moved into its place (cache_remove), a miss's entry is filled in
                       place (tr_cache_remember) without looking for an entry of its (owner,
@@ -249,6 +250,7 @@ state a shortcut skips changes and the shortcut does not notice.
                       tr_attr_get (under cached_property_recomputed), and the exact number
                       of "[cached]" lines (a forgotten entry too many is a stale value, one
                       too few a lost hit). Checked to fail with the store's scan left out,
+                      with the scan stopped at the owner's first entry,
                       with the key not moved with its entry, with the miss's check left
                       out, and with a failing entry kept by tr_attr_load_fast (passes
                       with that break when the remember looks for the entry again)
