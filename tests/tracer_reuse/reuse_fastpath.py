@@ -265,6 +265,14 @@ state a shortcut skips changes and the shortcut does not notice.
                       table's. Checked to fail
                       with the scan's identity test left out and with the entry after the
                       one found answered
+  opaque_qualname     an opaque CALL line names a method or slot wrapper descriptor by the
+                      __qualname__ str the descriptor keeps once named (tr_call.c
+                      opaque_qualname): list.append, dict.get, str.join,
+                      OrderedDict.move_to_end, list.__len__, str.upper, bytearray.swapcase
+                      (likely never named before in the process) and array.append (a heap
+                      type's), in two traced calls; each line names its callable's
+                      __qualname__ as read afterwards. Checked to fail with the
+                      descriptor's d_name given instead
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -2378,6 +2386,48 @@ def dict_get():
     return good
 
 
+QUALNAME_SRC = """
+import array
+from collections import OrderedDict
+def make():
+    return ([1], {}, "x", bytearray(b"ab"), OrderedDict(a=1, b=2), array.array("i"))
+def program(xs, d, s, b, od, arr):
+    out = []
+    for i in range(2):
+        out.append(i)
+        d.get(i)
+        s.join(["a", "b"])
+        od.move_to_end("a")
+        arr.append(i)
+        list.__len__(xs)
+        str.upper(s)
+        bytearray.swapcase(b)
+    return len(out) + len(arr)
+"""
+
+
+def opaque_qualname():
+    ns = fresh(QUALNAME_SRC)
+    ok = True
+    texts = []
+    for call in range(2):
+        args = tuple(ns["make"]())
+        r = tfjit.jit(ns["program"])(*args)
+        texts.append((r, tfjit.last_trace()))
+    import array
+    from collections import OrderedDict
+    descrs = [list.append, dict.get, str.join, OrderedDict.move_to_end, array.array.append,
+              list.__len__, str.upper, bytearray.swapcase]
+    for call, (r, text) in enumerate(texts):
+        missing = [d.__qualname__ for d in descrs
+                   if f"CALL {d.__qualname__} (opaque)" not in text]
+        good = r == ns["program"](*tuple(ns["make"]())) and not missing
+        print(("ok   " if good else "FAIL ") + f"opaque_qualname.call{call}: result {r}, "
+              f"missing {missing}")
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2387,7 +2437,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   call_locals_buf, cache_arrays, oracle_memo_ways, method_shadow,
                                   dict_find, binary_same_type, call_release, cached_load,
                                   oracle_dict_find, binop_record, cache_weakref,
-                                  oracle_hoist, versioned_hit, store_forget, dict_get]}
+                                  oracle_hoist, versioned_hit, store_forget, dict_get,
+                                  opaque_qualname]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
