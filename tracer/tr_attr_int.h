@@ -11,6 +11,8 @@
 #ifndef TR_ATTR_INT_H
 #define TR_ATTR_INT_H
 
+#include <string.h>
+
 #include "tr_attr.h"
 #include "tr_eval.h"
 
@@ -128,7 +130,29 @@ int tr_cache_stale_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
 int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
                             TrResolution how, const char *detail);
 
-/* Whether a resolution can be cached without the fault (values CPython keeps). */
-int tr_cache_is_stable(TrResolution how, const char *detail);
+/* strcmp(d, lit) == 0, asked once per traced load: the details are static strings,
+ * the same literal mostly merged into one address by the linker. */
+static inline int tr_detail_is(const char *d, const char *lit)
+{
+    return d == lit || (d[0] == lit[0] && strcmp(d, lit) == 0);
+}
+
+/* Whether a resolution can be cached without the fault (values CPython keeps). Inline:
+ * every traced miss and every cache hit asks. */
+static inline int tr_cache_is_stable(TrResolution how, const char *detail)
+{
+    switch (how) {
+    case TR_RES_INST_DICT:
+        return 1;
+    case TR_RES_SLOT:
+        return tr_detail_is(detail, "slot");
+    case TR_RES_CLASS_ATTR:
+    case TR_RES_TYPE_DICT:
+        /* Not "super.class_attr": a super object's lookup is not its own type's. */
+        return tr_detail_is(detail, "class_attr");
+    default:
+        return 0;
+    }
+}
 
 #endif

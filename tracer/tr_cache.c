@@ -376,29 +376,6 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
     assert(all_of_obj || cache_find(c, obj, name) < 0);
 }
 
-/* strcmp(d, lit) == 0, asked once per traced load: the details are static strings,
- * the same literal mostly merged into one address by the linker. */
-static inline int detail_is(const char *d, const char *lit)
-{
-    return d == lit || (d[0] == lit[0] && strcmp(d, lit) == 0);
-}
-
-int tr_cache_is_stable(TrResolution how, const char *detail)
-{
-    switch (how) {
-    case TR_RES_INST_DICT:
-        return 1;
-    case TR_RES_SLOT:
-        return detail_is(detail, "slot");
-    case TR_RES_CLASS_ATTR:
-    case TR_RES_TYPE_DICT:
-        /* Not "super.class_attr": a super object's lookup is not its own type's. */
-        return detail_is(detail, "class_attr");
-    default:
-        return 0;
-    }
-}
-
 TR_HOT_INLINE int version_of(PyTypeObject *t, unsigned int *v)
 {
     if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag == 0)
@@ -1012,7 +989,7 @@ int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrV
         return -1;
     if (!TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR))
         return 0;
-    if ((how != TR_RES_CLASS_ATTR && how != TR_RES_TYPE_DICT) || !detail_is(detail, "class_attr"))
+    if ((how != TR_RES_CLASS_ATTR && how != TR_RES_TYPE_DICT) || !tr_detail_is(detail, "class_attr"))
         return 0;
     int on_class;
     PyObject *cls = stale_key(obj, &on_class);
@@ -1105,8 +1082,8 @@ static int dict_memo_remember(PyObject *obj, PyObject *name, const TrValue *valu
                               TrResolution how, const char *detail)
 {
     unsigned int v;
-    if (!((how == TR_RES_INST_DICT && detail_is(detail, "inst_dict")) ||
-          (how == TR_RES_CLASS_ATTR && detail_is(detail, "class_attr"))) ||
+    if (!((how == TR_RES_INST_DICT && tr_detail_is(detail, "inst_dict")) ||
+          (how == TR_RES_CLASS_ATTR && tr_detail_is(detail, "class_attr"))) ||
         PyType_Check(obj) || value->obj == NULL || !version_of(Py_TYPE(obj), &v))
         return 0;
     DictMemoEntry e = {Py_NewRef(obj), Py_NewRef(name), Py_NewRef(value->obj),
