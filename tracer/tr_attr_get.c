@@ -454,7 +454,11 @@ int tr_attr_get_resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     TrResolution how = TR_RES_NONE;
     const char *detail = "";
     *out = tr_value_new(NULL, NULL);
-    if (resolve(run, obj, name, out, &how, &detail) < 0) {
+    /* resolve's first case asked here: one call layer less on every traced miss. */
+    int rc = Py_TYPE(obj.obj)->tp_getattro == PyObject_GenericGetAttr
+        ? generic_get(run, obj, name, out, &how, &detail)
+        : resolve(run, obj, name, out, &how, &detail);
+    if (rc < 0) {
         tr_value_clear(out);
         attribute_error_context(obj.obj, name);
         return -1;
