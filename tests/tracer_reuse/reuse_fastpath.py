@@ -262,9 +262,12 @@ state a shortcut skips changes and the shortcut does not notice.
                       but made at run time (not the name itself), one with a deleted key,
                       and one with an int key (a general table); results as eagerly, no
                       ProvenanceError, and the oracle checked every load but the general
-                      table's. Checked to fail
-                      with the scan's identity test left out and with the entry after the
-                      one found answered
+                      table's; and the recorder's dict key guard (tr_guard.c dict_has,
+                      through tr_dict_get): a loop reading two instance dict keys and a
+                      class attribute (its key absent) traced once, then replayed to the
+                      end three times. Checked to fail with the scan's identity test left
+                      out, with the entry after the one found answered, and with the
+                      guard's lookup answering the first entry
   opaque_qualname     an opaque CALL line names a method or slot wrapper descriptor by the
                       __qualname__ str the descriptor keeps once named (tr_call.c
                       opaque_qualname): list.append, dict.get, str.join,
@@ -2371,7 +2374,31 @@ def program(owners):
 """
 
 
+DICT_GET_REPLAY_SRC = """
+LOG = []
+class P:
+    k = 5                  # a class attribute: its key absent from the instance dict
+    def __init__(self):
+        self.a = 1
+        self.b = 2
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(4):
+        t += p.a + p.b * p.k
+    return t
+"""
+
+
 def dict_get():
+    # the recorder's dict key guard (tr_guard.c dict_has through tr_dict_get): present for
+    # a and b, absent for k; three replays run to the end, as eagerly
+    good, _, delta = check("dict_get.replay", DICT_GET_REPLAY_SRC, [("call", "make")] * 4,
+                        ["replays"])
+    if delta.get("replays_completed", 0) != 3 or delta.get("traces", 0) != 1:
+        print(f"FAIL dict_get.replay: {delta}")
+        good = False
     try:
         r, text, counts, eager = cached_load_run(DICT_GET_SRC, "")
     except tfjit.ProvenanceError as e:
@@ -2379,7 +2406,7 @@ def dict_get():
         return False
     loads = text.count("LOAD_ATTR ")
     # the general table's loads (s: 8 a pass, 3 passes) are not checkable; all others are
-    good = (r == eager and loads > 0 and counts["provcheck.skipped"] == 24 and
+    good = (good and r == eager and loads > 0 and counts["provcheck.skipped"] == 24 and
             counts["provcheck.checked"] + 24 == loads)
     print(("ok   " if good else "FAIL ") + f"dict_get: {r} (eager {eager}), {loads} loads, "
           f"oracle {counts}")
