@@ -863,15 +863,10 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
     if (tr_attr_get_resolve(run, obj, name, out) < 0)
         return -1;
 check:
-    if (tr_provcheck_on) {
-        if (out->obj == NULL) {
-            if (tr_provcheck_traced(obj.obj, name, NULL, TR_PC_LOAD_ATTR, out->prov) < 0)
-                goto error;
-        }
-        else if (!tr_provcheck_traced_hit(obj.obj, name, out->obj) &&
-                 tr_provcheck_traced_miss(obj.obj, name, out->obj, out->prov) < 0)
-            goto error;
-    }
+    if (tr_provcheck_on &&
+        (out->obj == NULL || !tr_provcheck_traced_hit(obj.obj, name, out->obj)) &&
+        tr_provcheck_traced_miss(obj.obj, name, out->obj, out->prov) < 0)
+        goto error;
     return 1;
 error:
     tr_value_clear(out);
