@@ -122,6 +122,11 @@ typedef struct {
     PyObject *name;
 } CacheKey;
 
+/* TrCache.found's slots (cache_find_memo). */
+#define TR_CACHE_FOUND_SLOTS 128   /* 2^7: cache_find_memo takes seven bits */
+/* Up to this many entries the scan is as cheap as the slot's test (cache_find_memo). */
+#define TR_CACHE_FOUND_MIN 4
+
 /* Weak references kept past their entries (TrCache.wr_keep): direct-mapped by address;
  * at most 64 (TrCache.wr_used is a 64-bit mask of the slots set). */
 #define TR_CACHE_WR_KEEP 64
@@ -138,6 +143,9 @@ struct TrCache {
      * weak reference has no callback and no finaliser; released by tr_cache_free. */
     PyObject *wr_keep[TR_CACHE_WR_KEEP];
     uint64_t wr_used;           /* bit k: wr_keep[k] is set (tr_cache_free visits these) */
+    /* Where tr_attr_load_fast last found (obj, name), placed by the pair (cache_find_memo):
+     * an index, trusted only when keys[i] is (obj, name) itself, so never maintained. */
+    int32_t found[TR_CACHE_FOUND_SLOTS];   /* < TR_CACHE_MAX_ENTRIES */
 };
 
 /* The arrays of the last cache freed, empty, kept for the next run's cache: a traced
@@ -295,6 +303,29 @@ TR_HOT_INLINE Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
             return i;
     }
     return -1;
+}
+
+/* cache_find for tr_attr_load_fast: a loop's loads hit the same few entries in turn, and
+ * the scan costs ~5 instructions an entry passed (slots_chain passed ~4 a load). Past a
+ * few entries the index found last for (obj, name) is asked first; it answers only when
+ * that key is (obj, name) itself, which is then the entry the scan finds (one per owner
+ * and name), so a slot left behind by a removal or a clear, or taken by another pair,
+ * only costs the scan. Which way answered depends on addresses: out of coverage (the
+ * caller is). */
+TR_HOT_INLINE Py_ssize_t cache_find_memo(TrCache *c, PyObject *obj, PyObject *name)
+{
+    if (c->len <= TR_CACHE_FOUND_MIN)
+        return cache_find(c, obj, name);
+    /* Fibonacci hashing of the pair: the top seven bits of the product. */
+    size_t s = (size_t)(((((uint64_t)(uintptr_t)obj >> 4) ^ ((uint64_t)(uintptr_t)name >> 4)) *
+                         UINT64_C(0x9E3779B97F4A7C15)) >> 57);
+    Py_ssize_t i = c->found[s];
+    if (i < c->len && c->keys[i].obj == obj && c->keys[i].name == name)
+        return i;
+    i = cache_find(c, obj, name);
+    if (i >= 0)
+        c->found[s] = (int32_t)i;
+    return i;
 }
 
 /* Whether entry e was made by a read of the live object obj (whose provenance is
@@ -849,7 +880,7 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
     TrCache *c = run->cache;
     if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
         return 0;
-    Py_ssize_t i = cache_find(c, obj.obj, name);
+    Py_ssize_t i = cache_find_memo(c, obj.obj, name);
     int served = i >= 0 ? serve_entry(c, i, obj, name, out) : 0;
     if (served < 0)
         return -1;

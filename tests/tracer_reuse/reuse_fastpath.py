@@ -276,6 +276,17 @@ state a shortcut skips changes and the shortcut does not notice.
                       type's), in two traced calls; each line names its callable's
                       __qualname__ as read afterwards. Checked to fail with the
                       descriptor's d_name given instead
+  cache_found         tr_attr_load_fast's lookup asks first the index it last found the owner
+                      and name at (tr_cache.c cache_find_memo, 128 slots placed by the pair,
+                      once the cache holds more than four entries), trusted only when that
+                      key is the pair itself: an entry removed when
+                      it was the last (a store, then the same load), entries moved by
+                      removals in the middle, forty attributes of one object sharing the
+                      slots, the cache cleared by escapes; results as eagerly, last_trace()
+                      text and oracle counts as through tr_attr_get (under
+                      cached_property_recomputed), the exact number of "[cached]" lines.
+                      Checked to fail with the index's bound left out and with the key's
+                      name left out of the test
   dict_layouts        tr_dict_ptr's layouts: a managed dict still held as inline values
                       (a fresh object each call), a positive tp_dictoffset (a function's
                       attribute), a negative one (an int subclass); each call replays to
@@ -2455,6 +2466,92 @@ def opaque_qualname():
     return ok
 
 
+CACHE_FOUND_SRC = {
+    # (source, "[cached]" lines of one traced call)
+    # (tr_attr_load_fast asks the kept index once the cache holds more than four entries)
+    "removed_last": ("""
+class P:
+    def __init__(self):
+        self.a, self.b, self.c, self.d, self.e = 1, 2, 3, 4, 5
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(10):
+        t += p.b + p.c + p.d + p.e + p.a   # p.a's entry made last, of five
+        t += p.a * p.b + p.e               # served, their indexes kept
+        p.a = i                            # the last entry removed: its key stays past the end
+        t += p.a + p.b                     # a miss: the kept index is out of bounds
+    return t
+""", 48),
+    "moved": ("""
+class S:
+    __slots__ = ("a", "b", "c", "d", "e", "f")
+    def __init__(self):
+        self.a, self.b, self.c, self.d, self.e, self.f = 1, 2, 3, 4, 5, 6
+def make():
+    return (S(),)
+def program(s):
+    t = 0
+    for i in range(10):
+        t += s.a + s.b + s.c + s.d + s.e + s.f
+        t += s.f + s.e + s.d + s.c + s.b + s.a
+        s.a = i            # the first entry removed, the last moved into its place
+        t += s.f * s.a + s.e
+    return t
+""", 134),
+    "many": ("""
+class Q:
+    pass
+NAMES = ["f%d" % k for k in range(40)]
+def make():
+    q = Q()
+    for k, n in enumerate(NAMES):
+        setattr(q, n, k)
+    return (q, [])
+def program(q, out):
+    t = 0
+    for i in range(3):
+        t += (q.f0 + q.f1 + q.f2 + q.f3 + q.f4 + q.f5 + q.f6 + q.f7 + q.f8 + q.f9 +
+              q.f10 + q.f11 + q.f12 + q.f13 + q.f14 + q.f15 + q.f16 + q.f17 + q.f18 +
+              q.f19 + q.f20 + q.f21 + q.f22 + q.f23 + q.f24 + q.f25 + q.f26 + q.f27 +
+              q.f28 + q.f29 + q.f30 + q.f31 + q.f32 + q.f33 + q.f34 + q.f35 + q.f36 +
+              q.f37 + q.f38 + q.f39)
+        t += q.f39 + q.f0 + q.f20
+        if i == 1:
+            out.append(t)  # an escape: the cache cleared, the indexes kept
+    return t
+""", 49),
+}
+
+
+def cache_found():
+    ok = True
+    for k, (src, want) in CACHE_FOUND_SRC.items():
+        try:
+            r1, text1, c1, eager = cached_load_run(src, "")
+            r2, text2, c2, _ = cached_load_run(src, "cached_property_recomputed")
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL cache_found.{k}: ProvenanceError {e}")
+            ok = False
+            continue
+        cached = text1.count("[cached]")
+        why = []
+        if r1 != eager or r2 != eager:
+            why.append(f"results {r1} / {r2}, eager {eager}")
+        if text1 != text2:
+            why.append("traces differ from tr_attr_get's")
+        if c1 != c2:
+            why.append(f"oracle counts {c1} vs {c2}")
+        if cached != want:
+            why.append(f"{cached} cached lines, want {want}")
+        good = not why
+        print(("ok   " if good else "FAIL ") + f"cache_found.{k}: {cached} cached lines, "
+              f"oracle {c1}" + ("" if good else "; " + "; ".join(why)))
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2465,7 +2562,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   dict_find, binary_same_type, call_release, cached_load,
                                   oracle_dict_find, binop_record, cache_weakref,
                                   oracle_hoist, versioned_hit, store_forget, dict_get,
-                                  opaque_qualname]}
+                                  opaque_qualname, cache_found]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
