@@ -112,18 +112,6 @@ int tr_attr_ready_slow(void)
     return 0;
 }
 
-TrProv *tr_attr_prov(TrProv *base, PyObject *name, TrResolution how, const char *detail,
-                     TrProv *via)
-{
-    /* Through tr_prov_new so that both links are bounded like every other record's. */
-    TrProv *p = tr_prov_new(TR_PROV_ATTR, base, via, name, 0);
-    if (p != NULL) {
-        p->how = how;
-        p->detail = detail;
-    }
-    return p;
-}
-
 /* Reads a C-level field of a builtin descriptor (property.fget, classmethod.__func__)
  * through the member descriptor of the builtin type itself, so that neither a
  * subclass attribute nor user code can interfere. Returns a new reference. */

@@ -82,7 +82,7 @@ static int generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out,
     PyObject **dictptr = tr_dict_ptr(o);
     if (dictptr != NULL && *dictptr != NULL) {
         dict = Py_NewRef(*dictptr);
-        PyObject *v = PyDict_GetItemWithError(dict, name);   /* borrowed */
+        PyObject *v = tr_dict_get(dict, name);   /* borrowed */
         /* Fault cached_property_recomputed: a cached_property on the type runs its
          * function again, as if it were a property; the dict entry is ignored. */
         if (v != NULL && f != NULL && TR_FAULT_ON(run, TR_FAULT_CACHED_PROPERTY_RECOMPUTED) &&
@@ -373,7 +373,9 @@ static int record(TrRun *run, const char *op, PyObject *name, const char *mark,
 }
 
 /* The common tail of a load: provenance, cache, trace. use_cache: 0 for
- * object.__getattribute__ called explicitly. On error releases *val. */
+ * object.__getattribute__ called explicitly; 2 when the cache holds no entry of (obj,
+ * name) (tr_attr_get_resolve: its caller found none or dropped it; a stable resolution
+ * runs no code that could make one). On error releases *val. */
 static int finish_load(TrRun *run, TrValue obj, PyObject *name, TrValue *val,
                        TrResolution how, const char *detail, int use_cache)
 {
@@ -391,7 +393,8 @@ static int finish_load(TrRun *run, TrValue obj, PyObject *name, TrValue *val,
                 goto error;
         }
         else if (tr_cache_is_stable(how, detail) &&
-                 tr_cache_remember(run, obj, name, val, how, detail) < 0)
+                 (use_cache == 2 ? tr_cache_remember_absent(run, obj, name, val, how, detail)
+                                 : tr_cache_remember(run, obj, name, val, how, detail)) < 0)
             goto error;
     }
     if (record(run, "LOAD_ATTR", name, "", val) < 0)
@@ -451,12 +454,16 @@ int tr_attr_get_resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
     TrResolution how = TR_RES_NONE;
     const char *detail = "";
     *out = tr_value_new(NULL, NULL);
-    if (resolve(run, obj, name, out, &how, &detail) < 0) {
+    /* resolve's first case asked here: one call layer less on every traced miss. */
+    int rc = Py_TYPE(obj.obj)->tp_getattro == PyObject_GenericGetAttr
+        ? generic_get(run, obj, name, out, &how, &detail)
+        : resolve(run, obj, name, out, &how, &detail);
+    if (rc < 0) {
         tr_value_clear(out);
         attribute_error_context(obj.obj, name);
         return -1;
     }
-    return finish_load(run, obj, name, out, how, detail, 1);
+    return finish_load(run, obj, name, out, how, detail, 2);
 }
 
 int tr_attr_generic_get(TrRun *run, TrValue obj, PyObject *name, TrValue *out)

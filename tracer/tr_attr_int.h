@@ -11,6 +11,8 @@
 #ifndef TR_ATTR_INT_H
 #define TR_ATTR_INT_H
 
+#include <string.h>
+
 #include "tr_attr.h"
 #include "tr_eval.h"
 
@@ -42,8 +44,11 @@ static inline int tr_attr_ready(void)
 
 /* A new ATTR record for base.name resolved as how/detail whose value came from the
  * provenance via (borrowed, may be NULL: stored as the record's arg). NULL on error. */
-TrProv *tr_attr_prov(TrProv *base, PyObject *name, TrResolution how, const char *detail,
-                     TrProv *via);
+static inline TrProv *tr_attr_prov(TrProv *base, PyObject *name, TrResolution how,
+                                   const char *detail, TrProv *via)
+{
+    return tr_prov_attr_via(base, name, how, detail, via);
+}
 
 /* descr.__get__(obj, type) as the descriptor's tp_descr_get slot would run it, with
  * Python-level code (property getters, __get__ methods) interpreted through
@@ -111,6 +116,11 @@ int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
 int tr_attr_get_resolve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
 int tr_cache_remember(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
                       TrResolution how, const char *detail);
+/* tr_cache_remember for a caller that knows the cache holds no entry of (obj, name):
+ * tr_attr_get_resolve, after tr_attr_load_fast found none or dropped the one it found,
+ * its resolution stable (no code ran since). Nothing is looked for. */
+int tr_cache_remember_absent(TrRun *run, TrValue obj, PyObject *name, const TrValue *value,
+                             TrResolution how, const char *detail);
 int tr_cache_reconcile(TrRun *run, TrValue obj, PyObject *name, TrValue *fresh);
 
 /* Fault stale_class_attr across traced calls: serve (1 with *out, 0, -1) a class
@@ -120,7 +130,29 @@ int tr_cache_stale_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out);
 int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrValue *value,
                             TrResolution how, const char *detail);
 
-/* Whether a resolution can be cached without the fault (values CPython keeps). */
-int tr_cache_is_stable(TrResolution how, const char *detail);
+/* strcmp(d, lit) == 0, asked once per traced load: the details are static strings,
+ * the same literal mostly merged into one address by the linker. */
+static inline int tr_detail_is(const char *d, const char *lit)
+{
+    return d == lit || (d[0] == lit[0] && strcmp(d, lit) == 0);
+}
+
+/* Whether a resolution can be cached without the fault (values CPython keeps). Inline:
+ * every traced miss and every cache hit asks. */
+static inline int tr_cache_is_stable(TrResolution how, const char *detail)
+{
+    switch (how) {
+    case TR_RES_INST_DICT:
+        return 1;
+    case TR_RES_SLOT:
+        return tr_detail_is(detail, "slot");
+    case TR_RES_CLASS_ATTR:
+    case TR_RES_TYPE_DICT:
+        /* Not "super.class_attr": a super object's lookup is not its own type's. */
+        return tr_detail_is(detail, "class_attr");
+    default:
+        return 0;
+    }
+}
 
 #endif

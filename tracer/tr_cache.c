@@ -122,6 +122,11 @@ typedef struct {
     PyObject *name;
 } CacheKey;
 
+/* TrCache.found's slots (cache_find_memo). */
+#define TR_CACHE_FOUND_SLOTS 128   /* 2^7: cache_find_memo takes seven bits */
+/* Up to this many entries the scan is as cheap as the slot's test (cache_find_memo). */
+#define TR_CACHE_FOUND_MIN 4
+
 /* Weak references kept past their entries (TrCache.wr_keep): direct-mapped by address;
  * at most 64 (TrCache.wr_used is a 64-bit mask of the slots set). */
 #define TR_CACHE_WR_KEEP 64
@@ -138,6 +143,9 @@ struct TrCache {
      * weak reference has no callback and no finaliser; released by tr_cache_free. */
     PyObject *wr_keep[TR_CACHE_WR_KEEP];
     uint64_t wr_used;           /* bit k: wr_keep[k] is set (tr_cache_free visits these) */
+    /* Where tr_attr_load_fast last found (obj, name), placed by the pair (cache_find_memo):
+     * an index, trusted only when keys[i] is (obj, name) itself, so never maintained. */
+    int32_t found[TR_CACHE_FOUND_SLOTS];   /* < TR_CACHE_MAX_ENTRIES */
 };
 
 /* The arrays of the last cache freed, empty, kept for the next run's cache: a traced
@@ -242,12 +250,26 @@ void tr_cache_free(TrCache *cache)
     PyMem_RawFree(cache);
 }
 
-/* Removes entry i (moving the last one into its place) and releases it. */
+/* Removes entry i (moving the last one into its place) and releases it. An entry whose
+ * release can run no code (weak, its name an exact str: the rest are records, a basic
+ * weak reference, no finaliser) is released in place, then overwritten: one copy of
+ * ~200 bytes instead of two. Any other is unlinked first (a finaliser may re-enter the
+ * cache). */
 static void cache_remove(TrCache *c, Py_ssize_t i)
 {
-    CacheEntry e = c->entries[i];
-    c->entries[i] = c->entries[--c->len];
-    c->keys[i] = c->keys[c->len];
+    CacheEntry *p = &c->entries[i];
+    Py_ssize_t last = --c->len;
+    if (!p->strong && PyUnicode_CheckExact(p->name)) {
+        entry_release(p);
+        if (i != last) {
+            *p = c->entries[last];
+            c->keys[i] = c->keys[last];
+        }
+        return;
+    }
+    CacheEntry e = *p;
+    *p = c->entries[last];
+    c->keys[i] = c->keys[last];
     entry_release(&e);
 }
 
@@ -263,6 +285,12 @@ static inline int same_name(PyObject *a, PyObject *b)
     return PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0;
 }
 
+/* Whether same_name(n, b) is n == b for every interned exact str b (tr_names' are). */
+static inline int name_interned(PyObject *n)
+{
+    return PyUnicode_CheckExact(n) && PyUnicode_CHECK_INTERNED(n);
+}
+
 /* By address only: an entry found may belong to a dead object whose address was
  * reused; same_object tells. */
 TR_HOT_INLINE Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
@@ -275,6 +303,29 @@ TR_HOT_INLINE Py_ssize_t cache_find(TrCache *c, PyObject *obj, PyObject *name)
             return i;
     }
     return -1;
+}
+
+/* cache_find for tr_attr_load_fast: a loop's loads hit the same few entries in turn, and
+ * the scan costs ~5 instructions an entry passed (slots_chain passed ~4 a load). Past a
+ * few entries the index found last for (obj, name) is asked first; it answers only when
+ * that key is (obj, name) itself, which is then the entry the scan finds (one per owner
+ * and name), so a slot left behind by a removal or a clear, or taken by another pair,
+ * only costs the scan. Which way answered depends on addresses: out of coverage (the
+ * caller is). */
+TR_HOT_INLINE Py_ssize_t cache_find_memo(TrCache *c, PyObject *obj, PyObject *name)
+{
+    if (c->len <= TR_CACHE_FOUND_MIN)
+        return cache_find(c, obj, name);
+    /* Fibonacci hashing of the pair: the top seven bits of the product. */
+    size_t s = (size_t)(((((uint64_t)(uintptr_t)obj >> 4) ^ ((uint64_t)(uintptr_t)name >> 4)) *
+                         UINT64_C(0x9E3779B97F4A7C15)) >> 57);
+    Py_ssize_t i = c->found[s];
+    if (i < c->len && c->keys[i].obj == obj && c->keys[i].name == name)
+        return i;
+    i = cache_find(c, obj, name);
+    if (i >= 0)
+        c->found[s] = (int32_t)i;
+    return i;
 }
 
 /* Whether entry e was made by a read of the live object obj (whose provenance is
@@ -330,7 +381,9 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
     TrCache *c = run->cache;
     /* A class store can change what any instance resolves to; __class__ and
      * __dict__ stores change everything about obj. */
-    int all_of_obj = same_name(name, tr_names.class_) || same_name(name, tr_names.dict);
+    int all_of_obj = name == tr_names.class_ || name == tr_names.dict ||
+                     (!name_interned(name) &&
+                      (same_name(name, tr_names.class_) || same_name(name, tr_names.dict)));
     /* Fault stale_dict_write: the protocol's own stores do reach its memo. */
     if (TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE))
         dict_memo_forget(obj, name, all_of_obj);
@@ -339,34 +392,19 @@ void tr_cache_note_store(TrRun *run, PyObject *obj, PyObject *name)
         cache_clear(c);
         return;
     }
+    /* The 16-byte keys are scanned, not the entries (~200 bytes each): a loop storing
+     * into its owner passes here on every store. c->keys is read again after each
+     * removal (a strong entry's release may run a finaliser that regrows the arrays). */
     for (Py_ssize_t i = c->len - 1; i >= 0; i--) {
-        if (i < c->len && c->entries[i].obj == obj &&
-            (all_of_obj || same_name(c->entries[i].name, name)))
+        if (i < c->len && c->keys[i].obj == obj &&
+            (all_of_obj || same_name(c->keys[i].name, name))) {
             cache_remove(c, i);
+            /* A remember replaces (obj, name)'s entry: there was only this one. */
+            if (!all_of_obj)
+                break;
+        }
     }
-}
-
-/* strcmp(d, lit) == 0, asked once per traced load: the details are static strings,
- * the same literal mostly merged into one address by the linker. */
-static inline int detail_is(const char *d, const char *lit)
-{
-    return d == lit || (d[0] == lit[0] && strcmp(d, lit) == 0);
-}
-
-int tr_cache_is_stable(TrResolution how, const char *detail)
-{
-    switch (how) {
-    case TR_RES_INST_DICT:
-        return 1;
-    case TR_RES_SLOT:
-        return detail_is(detail, "slot");
-    case TR_RES_CLASS_ATTR:
-    case TR_RES_TYPE_DICT:
-        /* Not "super.class_attr": a super object's lookup is not its own type's. */
-        return detail_is(detail, "class_attr");
-    default:
-        return 0;
-    }
+    assert(all_of_obj || cache_find(c, obj, name) < 0);
 }
 
 TR_HOT_INLINE int version_of(PyTypeObject *t, unsigned int *v)
@@ -406,88 +444,58 @@ TR_NO_COVERAGE static PyObject *cache_weakref(TrCache *c, PyObject *obj)
     return wr;
 }
 
-int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
-                      TrResolution how, const char *detail)
+/* tr_cache_remember; absent: the caller knows c holds no entry of (obj, name) (checked
+ * in builds with assertions), so none is looked for. */
+static int remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
+                    TrResolution how, const char *detail, int absent)
 {
     PyObject *obj = objv.obj;
     TrCache *c = run->cache;
     if (c == NULL)
         return 0;
-    CacheEntry e;   /* every field but value_type set below: no 200-byte zeroing */
-    e.obj_wr = NULL;
-    e.obj_prov = NULL;
-    e.type_version = 0;
-    e.dict_version = 0;
-    e.obj_version = 0;
-    e.checked = 0;
-    e.value_static = NULL;
-    e.value_tname = NULL;
-    e.how = how;
-    e.detail = detail;
-    e.type = Py_TYPE(obj);
+    PyTypeObject *type = Py_TYPE(obj);
+    unsigned int type_version = 0, obj_version = 0;
     /* The faults model a JIT whose memo owns what it remembered. */
-    e.strong = fault_on(run) || TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) ||
-               TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE);
+    int strong = fault_on(run) || TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR) ||
+                 TR_FAULT_ON(run, TR_FAULT_STALE_DICT_WRITE);
     if (!fault_on(run)) {
         /* Without a valid version tag no guard can be checked: do not cache. */
-        if (!version_of(e.type, &e.type_version))
+        if (!version_of(type, &type_version))
             return 0;
-        if (how == TR_RES_TYPE_DICT && !version_of((PyTypeObject *)obj, &e.obj_version))
+        if (how == TR_RES_TYPE_DICT && !version_of((PyTypeObject *)obj, &obj_version))
             return 0;
     }
+    /* PyType_SUPPORTS_WEAKREFS's test, asked once and inline (a call in 3.11). */
+    int weak = !strong && type->tp_weaklistoffset > 0;
     /* Without a weak reference, identity rests on the record the read saw (see
      * same_object): an object without one cannot be cached. */
-    if (!e.strong && !PyType_SUPPORTS_WEAKREFS(e.type) && objv.prov == NULL)
+    if (!strong && !weak && objv.prov == NULL)
         return 0;
-    e.dict = instance_dict(obj);
-    if (e.dict != NULL)
-        e.dict_version = ((PyDictObject *)e.dict)->ma_version_tag;
-    e.obj = obj;
-    e.value = value->obj;
-    if (e.strong) {
-        /* Own everything before dropping old entries: releasing them can run
-         * finalisers, which may change obj (then the versions taken above make the
-         * guard fail). */
-        Py_INCREF(e.obj);
-        Py_XINCREF(e.value);
-        Py_INCREF(e.type);
-        Py_XINCREF(e.dict);
+    /* The guard's state is read now: releasing old entries below can run finalisers
+     * (strong entries), which may change obj; then these make the guard fail. */
+    PyObject *dict = instance_dict(obj);
+    uint64_t dict_version = dict != NULL ? ((PyDictObject *)dict)->ma_version_tag : 0;
+    PyObject *wr = NULL;
+    if (strong) {
+        /* Own everything before dropping old entries (those finalisers again). */
+        Py_INCREF(obj);
+        Py_XINCREF(value->obj);
+        Py_INCREF(type);
+        Py_XINCREF(dict);
     }
-    else {
-        if (PyType_SUPPORTS_WEAKREFS(e.type)) {
-            /* No callback: shares the object's basic reference if it has one. */
-            e.obj_wr = cache_weakref(c, obj);
-            if (e.obj_wr == NULL)
-                return -1;
-        }
-        else {
-            e.obj_prov = objv.prov;
-            tr_prov_incref(e.obj_prov);
-        }
-        /* A static type lives as long as the process: kept by address, named only for a
-         * message. A heap type may die before the message: a copy of its name, as
-         * snprintf("%s") made it (truncated, NUL-terminated), without the formatting (it
-         * was a tenth of a traced call that stores in a loop). */
-        if (value->obj == NULL) {
-            e.value_tname = "NULL";
-        }
-        else if (!PyType_HasFeature(Py_TYPE(value->obj), Py_TPFLAGS_HEAPTYPE)) {
-            e.value_static = Py_TYPE(value->obj);
-        }
-        else {
-            const char *tn = _PyType_Name(Py_TYPE(value->obj));
-            size_t n = strnlen(tn, sizeof e.value_type - 1);
-            memcpy(e.value_type, tn, n);
-            e.value_type[n] = '\0';
-        }
+    else if (weak) {
+        /* No callback: shares the object's basic reference if it has one. */
+        wr = cache_weakref(c, obj);
+        if (wr == NULL)
+            return -1;
     }
-    e.name = Py_NewRef(name);
-    e.prov = value->prov;
-    tr_prov_incref(e.prov);
 
-    Py_ssize_t i = cache_find(c, obj, name);
-    if (i >= 0)
-        cache_remove(c, i);
+    if (!absent) {
+        Py_ssize_t i = cache_find(c, obj, name);
+        if (i >= 0)
+            cache_remove(c, i);
+    }
+    assert(!absent || cache_find(c, obj, name) < 0);
     if (c->len >= TR_CACHE_MAX_ENTRIES)
         cache_clear(c);
     if (c->len == c->cap) {
@@ -497,17 +505,79 @@ int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *v
             c->entries = n;
         CacheKey *nk = n != NULL ? PyMem_RawRealloc(c->keys, (size_t)cap * sizeof *nk) : NULL;
         if (nk == NULL) {   /* entries may have grown: cap stays, which is as good */
-            entry_release(&e);
+            if (strong) {
+                Py_DECREF(obj);
+                Py_XDECREF(value->obj);
+                Py_DECREF(type);
+                Py_XDECREF(dict);
+            }
+            if (wr != NULL)
+                entry_wr_release(wr);
             PyErr_NoMemory();
             return -1;
         }
         c->keys = nk;
         c->cap = cap;
     }
-    c->keys[c->len].obj = e.obj;
-    c->keys[c->len].name = e.name;
-    c->entries[c->len++] = e;
+    /* Filled in place, field by field (a local entry copied in was ~35 instructions of
+     * every miss); nothing below can run code. value_type is written only when used. */
+    CacheEntry *e = &c->entries[c->len];
+    e->obj = obj;
+    e->obj_wr = wr;
+    e->name = Py_NewRef(name);
+    e->value = value->obj;
+    e->prov = value->prov;
+    tr_prov_incref(e->prov);
+    e->obj_prov = NULL;
+    e->how = how;
+    e->detail = detail;
+    e->type = type;
+    e->type_version = type_version;
+    e->dict = dict;
+    e->dict_version = dict_version;
+    e->obj_version = obj_version;
+    e->strong = strong;
+    e->checked = 0;
+    e->value_static = NULL;
+    e->value_tname = NULL;
+    if (!strong) {
+        if (!weak) {
+            e->obj_prov = objv.prov;
+            tr_prov_incref(e->obj_prov);
+        }
+        /* A static type lives as long as the process: kept by address, named only for a
+         * message. A heap type may die before the message: a copy of its name, as
+         * snprintf("%s") made it (truncated, NUL-terminated), without the formatting (it
+         * was a tenth of a traced call that stores in a loop). */
+        if (value->obj == NULL) {
+            e->value_tname = "NULL";
+        }
+        else if (!PyType_HasFeature(Py_TYPE(value->obj), Py_TPFLAGS_HEAPTYPE)) {
+            e->value_static = Py_TYPE(value->obj);
+        }
+        else {
+            const char *tn = _PyType_Name(Py_TYPE(value->obj));
+            size_t n = strnlen(tn, sizeof e->value_type - 1);
+            memcpy(e->value_type, tn, n);
+            e->value_type[n] = '\0';
+        }
+    }
+    c->keys[c->len].obj = obj;
+    c->keys[c->len].name = e->name;
+    c->len++;
     return 0;
+}
+
+int tr_cache_remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
+                      TrResolution how, const char *detail)
+{
+    return remember(run, objv, name, value, how, detail, 0);
+}
+
+int tr_cache_remember_absent(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
+                             TrResolution how, const char *detail)
+{
+    return remember(run, objv, name, value, how, detail, 1);
 }
 
 /* Whether the entry's guard still holds for obj, the live object the entry was
@@ -810,7 +880,7 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
     TrCache *c = run->cache;
     if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
         return 0;
-    Py_ssize_t i = cache_find(c, obj.obj, name);
+    Py_ssize_t i = cache_find_memo(c, obj.obj, name);
     int served = i >= 0 ? serve_entry(c, i, obj, name, out) : 0;
     if (served < 0)
         return -1;
@@ -826,7 +896,7 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
 check:
     if (tr_provcheck_on &&
         (out->obj == NULL || !tr_provcheck_traced_hit(obj.obj, name, out->obj)) &&
-        tr_provcheck_traced(obj.obj, name, out->obj, TR_PC_LOAD_ATTR, out->prov) < 0)
+        tr_provcheck_traced_miss(obj.obj, name, out->obj, out->prov) < 0)
         goto error;
     return 1;
 error:
@@ -945,7 +1015,7 @@ int tr_cache_stale_remember(TrRun *run, PyObject *obj, PyObject *name, const TrV
         return -1;
     if (!TR_FAULT_ON(run, TR_FAULT_STALE_CLASS_ATTR))
         return 0;
-    if ((how != TR_RES_CLASS_ATTR && how != TR_RES_TYPE_DICT) || !detail_is(detail, "class_attr"))
+    if ((how != TR_RES_CLASS_ATTR && how != TR_RES_TYPE_DICT) || !tr_detail_is(detail, "class_attr"))
         return 0;
     int on_class;
     PyObject *cls = stale_key(obj, &on_class);
@@ -1038,8 +1108,8 @@ static int dict_memo_remember(PyObject *obj, PyObject *name, const TrValue *valu
                               TrResolution how, const char *detail)
 {
     unsigned int v;
-    if (!((how == TR_RES_INST_DICT && detail_is(detail, "inst_dict")) ||
-          (how == TR_RES_CLASS_ATTR && detail_is(detail, "class_attr"))) ||
+    if (!((how == TR_RES_INST_DICT && tr_detail_is(detail, "inst_dict")) ||
+          (how == TR_RES_CLASS_ATTR && tr_detail_is(detail, "class_attr"))) ||
         PyType_Check(obj) || value->obj == NULL || !version_of(Py_TYPE(obj), &v))
         return 0;
     DictMemoEntry e = {Py_NewRef(obj), Py_NewRef(name), Py_NewRef(value->obj),

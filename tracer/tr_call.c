@@ -382,6 +382,21 @@ static int call_function(TrRun *run, PyFunctionObject *fn, const TrValue *args,
 }
 
 /* A C call: PyObject_Vectorcall over the plain objects. */
+/* callable.__qualname__ for an opaque CALL line (new reference, or NULL with an exception
+ * set). A method or slot wrapper descriptor (list.append, list.__len__: exact types, not
+ * subclassable, whose __qualname__ getter computes the name once into d_qualname and
+ * returns that str ever after) gives the str it keeps, as the getter would: the generic
+ * lookup cost ~137 instructions on every list.append of a traced loop. Whether the
+ * descriptor was named before depends on earlier calls: out of coverage. */
+TR_NO_COVERAGE static PyObject *opaque_qualname(PyObject *callable, PyObject *qn)
+{
+    if ((Py_IS_TYPE(callable, &PyMethodDescr_Type) ||
+         Py_IS_TYPE(callable, &PyWrapperDescr_Type)) &&
+        ((PyDescrObject *)callable)->d_qualname != NULL)
+        return Py_NewRef(((PyDescrObject *)callable)->d_qualname);
+    return PyObject_GetAttr(callable, qn);
+}
+
 static int call_opaque(TrRun *run, TrValue callable, const TrValue *args, Py_ssize_t nargs,
                        PyObject *kwnames, TrValue *out)
 {
@@ -415,7 +430,7 @@ static int call_opaque(TrRun *run, TrValue callable, const TrValue *args, Py_ssi
     }
     *out = tr_value_new(r, p);
     PyObject *qn = call_name(&str_qualname, "__qualname__");
-    PyObject *what = qn != NULL ? PyObject_GetAttr(callable.obj, qn) : NULL;
+    PyObject *what = qn != NULL ? opaque_qualname(callable.obj, qn) : NULL;
     if (what == NULL) {
         PyErr_Clear();
         what = PyUnicode_FromString(Py_TYPE(callable.obj)->tp_name);

@@ -143,6 +143,10 @@ int tr_dict_keys_all_str(PyObject *d);
  * lookup there finds the same entry (keys are unique), so the answer is the lookup's.
  * Reads only; never runs code or fails. */
 PyObject *tr_dict_find(PyObject *d, PyObject *name, int *hint);
+/* PyDict_GetItemWithError(d, name), the same answer (borrowed; NULL: absent, or an error
+ * set), with a key held as name itself in an exact dict of exact str keys found by
+ * tr_dict_find's scan first (no hint), without the lookup. */
+PyObject *tr_dict_get(PyObject *d, PyObject *name);
 
 /* The replay's epoch (tr_replay.c): moved by everything that may run user code. */
 extern uint64_t tr_replay_epoch;

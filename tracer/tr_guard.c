@@ -41,7 +41,7 @@ static int dict_has(PyObject *o, PyObject *name)
         return tr_dict_ptr(o) != NULL ? 0 : -1;
     if (!PyDict_CheckExact(d) || !tr_dict_keys_all_str(d))
         return -2;
-    PyObject *v = PyDict_GetItemWithError(d, name);
+    PyObject *v = tr_dict_get(d, name);   /* the lookup's answer, a held key found first */
     if (v == NULL && PyErr_Occurred()) {
         PyErr_Clear();
         return -2;

@@ -125,8 +125,11 @@ static TrProv *prov_new_slow(TrProvKind kind, TrProv *base, TrProv *arg, PyObjec
 }
 
 /* Operators make a record or more each: the common case (a block on the free list, no
- * name or an exact str) calls nothing, so it needs no saved registers. */
-TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
+ * name or an exact str) calls nothing, so it needs no saved registers. Inline in the
+ * constructors below: an attribute record (every traced miss, every LOAD_METHOD) took
+ * two call layers, tr_attr_prov then tr_prov_new. */
+TR_HOT_INLINE TrProv *prov_make(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name,
+                                int index)
 {
 #ifndef TR_PROV_NO_FREELIST
     TrProv *p = freelist;
@@ -139,9 +142,21 @@ TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, 
     return prov_new_slow(kind, base, arg, name, index);
 }
 
+TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index)
+{
+    return prov_make(kind, base, arg, name, index);
+}
+
 TrProv *tr_prov_attr(TrProv *base, PyObject *name, TrResolution how, const char *detail)
 {
-    TrProv *p = tr_prov_new(TR_PROV_ATTR, base, NULL, name, 0);
+    return tr_prov_attr_via(base, name, how, detail, NULL);
+}
+
+TrProv *tr_prov_attr_via(TrProv *base, PyObject *name, TrResolution how, const char *detail,
+                         TrProv *via)
+{
+    /* Both links bounded like every other record's (prov_fill). */
+    TrProv *p = prov_make(TR_PROV_ATTR, base, via, name, 0);
     if (p != NULL) {
         p->how = how;
         p->detail = detail;

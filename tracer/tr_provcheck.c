@@ -391,15 +391,17 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
  * (h, then h ^ 1) claimed by this name with the owner's type and its valid tag as
  * memoised (traced_fits), then that memo's answer (fitting_answer, as resolve_traced
  * gives it). The result compares as check_resolved does; anything else is check_load, which asks the
- * same ways again. Four calls deep, the prologues alone were a third of the check. */
-TR_NO_COVERAGE int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject *value,
-                                       TrCheckForm form, const TrProv *chain)
+ * same ways again. Four calls deep, the prologues alone were a third of the check.
+ * hit_asked: the caller has just asked tr_provcheck_traced_hit for this LOAD_ATTR and
+ * it answered 0 (nothing changed since: no code ran), so it is not asked again. */
+TR_HOT_INLINE int traced_check(PyObject *owner, PyObject *name, PyObject *value,
+                               TrCheckForm form, const TrProv *chain, int hit_asked)
 {
     if (owner == NULL || value == NULL || !PyUnicode_CheckExact(name) || PyType_Check(owner))
         return check_load(NULL, owner, name, value, form, chain, -1, NULL, 0);
     /* A LOAD_ATTR's passing memo hit: the inline test tr_attr_load_fast asks first, one
      * implementation for both (oracle_memo_traced's faults reach it here). */
-    if (form == TR_PC_LOAD_ATTR && tr_provcheck_traced_hit(owner, name, value))
+    if (!hit_asked && form == TR_PC_LOAD_ATTR && tr_provcheck_traced_hit(owner, name, value))
         return 0;
     size_t i = traced_way(owner, name);
     PyTypeObject *tp = Py_TYPE(owner);
@@ -416,6 +418,18 @@ TR_NO_COVERAGE int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject
         return 0;
     }
     return check_resolved(owner, name, value, form, chain, -1, NULL, 0, rs, found);
+}
+
+TR_NO_COVERAGE int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject *value,
+                                       TrCheckForm form, const TrProv *chain)
+{
+    return traced_check(owner, name, value, form, chain, 0);
+}
+
+TR_NO_COVERAGE int tr_provcheck_traced_miss(PyObject *owner, PyObject *name, PyObject *value,
+                                            const TrProv *chain)
+{
+    return traced_check(owner, name, value, TR_PC_LOAD_ATTR, chain, 1);
 }
 
 /* Compares what the call used with the resolution (rs, found). */

@@ -47,6 +47,12 @@ int tr_provcheck_load(PyObject *owner, PyObject *name, PyObject *value, TrCheckF
  * answered in one call. Same contract. */
 int tr_provcheck_traced(PyObject *owner, PyObject *name, PyObject *value, TrCheckForm form,
                         const TrProv *chain);
+/* tr_provcheck_traced(owner, name, value, TR_PC_LOAD_ATTR, chain) for a caller that has
+ * just asked tr_provcheck_traced_hit (owner not NULL, name an exact str) and got 0, with
+ * nothing run since, or whose value is NULL (not asked: check_load decides, as there):
+ * the same check without asking the hit again. */
+int tr_provcheck_traced_miss(PyObject *owner, PyObject *name, PyObject *value,
+                             const TrProv *chain);
 
 /* The replay's form: the load of step s on owner produced value (LOAD_METHOD's
  * unbound function when method is 1). Same contract as tr_provcheck_load. The

@@ -82,6 +82,10 @@ typedef struct {
  * tr_prov_new steals nothing: base/arg are increfed, name is Py_NewRef'd. */
 TrProv *tr_prov_new(TrProvKind kind, TrProv *base, TrProv *arg, PyObject *name, int index);
 TrProv *tr_prov_attr(TrProv *base, PyObject *name, TrResolution how, const char *detail);
+/* tr_prov_attr whose arg is via (borrowed, may be NULL): the provenance the value came
+ * from (an interpreted getter's result). */
+TrProv *tr_prov_attr_via(TrProv *base, PyObject *name, TrResolution how, const char *detail,
+                         TrProv *via);
 /* NULL-safe; frees the chain iteratively. The common cases inline (a value's record
  * is counted on every push and pop): a count above one only moves. The shared cut
  * record (tr_prov.c) starts at 2^30 and is counted like any other: it never reaches
