@@ -20,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Small helpers inlined into their (out of coverage) callers: HZ_NO_COVERAGE keeps a
+ * function out of line, and a call per character was most of the scanner's time. */
+#define HZ_TINY static inline __attribute__((always_inline))
+
 typedef enum { T_NL, T_NAME, T_NUM, T_STR, T_OP } TokKind;
 
 typedef struct {
@@ -41,7 +45,7 @@ typedef struct {
     int nfnames;
 } Toks;
 
-HZ_NO_COVERAGE static bool push(Toks *ts, Tok t)
+HZ_TINY bool push(Toks *ts, Tok t)
 {
     if (ts->n == ts->cap) {
         size_t cap = ts->cap ? ts->cap * 2 : 256;
@@ -55,7 +59,7 @@ HZ_NO_COVERAGE static bool push(Toks *ts, Tok t)
     return true;
 }
 
-HZ_NO_COVERAGE static bool eqn(const char *s, size_t n, const char *lit)
+HZ_TINY bool eqn(const char *s, size_t n, const char *lit)
 {
     size_t i = 0;
     for (; i < n; i++)
@@ -64,12 +68,12 @@ HZ_NO_COVERAGE static bool eqn(const char *s, size_t n, const char *lit)
     return lit[i] == '\0';
 }
 
-HZ_NO_COVERAGE static bool is_name_start(unsigned char c)
+HZ_TINY bool is_name_start(unsigned char c)
 {
     return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-HZ_NO_COVERAGE static bool is_name_char(unsigned char c)
+HZ_TINY bool is_name_char(unsigned char c)
 {
     return is_name_start(c) || (c >= '0' && c <= '9');
 }
@@ -406,7 +410,7 @@ HZ_NO_COVERAGE static void put_num(Buf *o, const char *head, size_t hn, long lon
 }
 
 /* An operator the constant folder may apply to a literal beside it. */
-HZ_NO_COVERAGE static bool folding_op(const char *text, const Tok *t)
+HZ_TINY bool folding_op(const char *text, const Tok *t)
 {
     if (t == NULL || t->kind != T_OP)
         return false;
@@ -415,7 +419,7 @@ HZ_NO_COVERAGE static bool folding_op(const char *text, const Tok *t)
            c == '|' || c == '^' || c == '~' || c == '<' || c == '>';
 }
 
-HZ_NO_COVERAGE static bool is_op(const char *text, const Tok *t, char c)
+HZ_TINY bool is_op(const char *text, const Tok *t, char c)
 {
     return t != NULL && t->kind == T_OP && text[t->start] == c;
 }
@@ -548,7 +552,7 @@ done:
 
 /* ---- a class piece's def members (hz_template.c's skeleton route) ---- */
 
-HZ_NO_COVERAGE static bool name_is(const char *text, const Tok *t, const char *lit)
+HZ_TINY bool name_is(const char *text, const Tok *t, const char *lit)
 {
     return t->kind == T_NAME && eqn(text + t->start, t->end - t->start, lit);
 }
