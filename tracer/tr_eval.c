@@ -451,7 +451,8 @@ int tr_frame_init_buf(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *gl
         return -1;
     f->stacksize = co->co_stacksize + 1;
     if (buf != NULL && f->stacksize <= nbuf) {
-        memset(buf, 0, (size_t)f->stacksize * sizeof(TrValue));
+        /* Not cleared: nothing reads a slot at or above f->sp before a push writes it
+         * (tr_frame_clear, the traverse, the recorder and lltrace read below f->sp). */
         f->stack = buf;
         f->stack_borrowed = 1;
     }
