@@ -452,7 +452,11 @@ int tr_frame_init_buf(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *gl
     f->stacksize = co->co_stacksize + 1;
     if (buf != NULL && f->stacksize <= nbuf) {
         /* Not cleared: nothing reads a slot at or above f->sp before a push writes it
-         * (tr_frame_clear, the traverse, the recorder and lltrace read below f->sp). */
+         * (tr_frame_clear, the traverse, the recorder and lltrace read below f->sp).
+         * Builds with assertions poison it, so that a read there crashes the tests. */
+#ifndef NDEBUG
+        memset(buf, 0xdb, (size_t)f->stacksize * sizeof(TrValue));
+#endif
         f->stack = buf;
         f->stack_borrowed = 1;
     }
