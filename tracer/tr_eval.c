@@ -433,6 +433,17 @@ static void stack_overflow(TrFrame *f)
 
 static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out);
 
+/* A frame left by an exception: its stack released top first, before tr_frame_clear
+ * releases the locals, as ceval's unwinding pops it (finalizers observe the order).
+ * Out of run_frame's body: a loop there moved its register allocation (+0.35%). */
+static __attribute__((noinline, cold)) void release_stack(TrFrame *f)
+{
+    while (f->sp > 0) {
+        TrValue v = f->stack[--f->sp];
+        tr_value_clear(&v);
+    }
+}
+
 int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
                   PyObject *builtins, PyObject *locals, TrValue *localsplus)
 {
@@ -1862,11 +1873,7 @@ exception_unwind: {
 }
 
 exit_error:
-    /* The frame ends by an exception: its stack is released top first, before
-     * tr_frame_clear releases the locals, as ceval's unwinding pops it (finalizers
-     * observe the order). */
-    while (sp > 0)
-        CLEAR_VALUE(POP());
+    release_stack(f);   /* f->sp is sp: written through */
     rc = -1;
     f->next = next;
 done:
