@@ -370,18 +370,26 @@ static void record_exception(TrRun *run, TrFrame *f, const char *what)
 
 /* ---- the loop ---- */
 
-/* Stack access: values are owned by the stack slots. */
-#define STACK_LEVEL() (f->sp)
-#define TOP() (f->stack[f->sp - 1])
-#define SECOND() (f->stack[f->sp - 2])
-#define PEEK(n) (f->stack[f->sp - (n)])
+/* Stack access: values are owned by the stack slots. run_frame keeps the stack's base,
+ * size and level in locals (stack, stacksize, sp): f->sp in memory cost a reload of f
+ * and its fields on every access, clang being unable to keep them across the calls out.
+ * f->sp is written through on every change, so whatever reads the frame during a call
+ * (the recorder, debug_step, tr_op_make_function_on_stack, a generator's traverse) sees
+ * the level as before; after a callee that moves f->sp (tr_op_pop, tr_op_pop_call,
+ * tr_exc_enter_handler) SP_RELOAD() takes it back. */
+#define STACK_LEVEL() (sp)
+#define TOP() (stack[sp - 1])
+#define SECOND() (stack[sp - 2])
+#define PEEK(n) (stack[sp - (n)])
 #define PUSH(v) do { \
         TrValue pushed_ = (v);   /* evaluated before sp moves: PUSH(PEEK(n)) is safe */ \
-        if (f->sp >= f->stacksize) \
+        if (sp >= stacksize) \
             stack_overflow(f); \
-        f->stack[f->sp++] = pushed_; \
+        stack[sp] = pushed_; \
+        f->sp = ++sp; \
     } while (0)
-#define POP() (f->stack[--f->sp])
+#define POP() (stack[f->sp = --sp])
+#define SP_RELOAD() (sp = f->sp)
 #define PUSH_OBJ(o, p) PUSH(tr_value_new((o), (p)))
 #define DISPATCH() goto dispatch
 /* The jump to an opcode's case: one load and an indirect jump through a table of the
@@ -425,6 +433,17 @@ static void stack_overflow(TrFrame *f)
 
 static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out);
 
+/* A frame left by an exception: its stack released top first, before tr_frame_clear
+ * releases the locals, as ceval's unwinding pops it (finalizers observe the order).
+ * Out of run_frame's body: a loop there moved its register allocation (+0.35%). */
+static __attribute__((noinline, cold)) void release_stack(TrFrame *f)
+{
+    while (f->sp > 0) {
+        TrValue v = f->stack[--f->sp];
+        tr_value_clear(&v);
+    }
+}
+
 int tr_frame_init(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *globals,
                   PyObject *builtins, PyObject *locals, TrValue *localsplus)
 {
@@ -443,7 +462,12 @@ int tr_frame_init_buf(TrFrame *f, PyCodeObject *co, PyObject *func, PyObject *gl
         return -1;
     f->stacksize = co->co_stacksize + 1;
     if (buf != NULL && f->stacksize <= nbuf) {
-        memset(buf, 0, (size_t)f->stacksize * sizeof(TrValue));
+        /* Not cleared: nothing reads a slot at or above f->sp before a push writes it
+         * (tr_frame_clear, the traverse, the recorder and lltrace read below f->sp).
+         * Builds with assertions poison it, so that a read there crashes the tests. */
+#ifndef NDEBUG
+        memset(buf, 0xdb, (size_t)f->stacksize * sizeof(TrValue));
+#endif
         f->stack = buf;
         f->stack_borrowed = 1;
     }
@@ -564,6 +588,10 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
 {
     PyCodeObject *co = f->code;
     TrValue *fastlocals = f->localsplus;
+    TrValue *const stack = f->stack;     /* fixed for the frame's life */
+    const int stacksize = f->stacksize;
+    int sp = f->sp;                      /* f->sp's copy (PUSH, POP): a generator resumes
+                                            with the sent value pushed */
     int next = f->next, op = 0, oparg = 0, info;
     int here = f->lasti;   /* the executing instruction: handlers are looked up for it,
                               even after RERAISE restored f->lasti (INSTR_OFFSET()-1) */
@@ -638,7 +666,7 @@ dispatch:
     if (rec_trace != NULL) {                   /* tr_reuse.h: trace reuse records the path */
         if (info & OP_INFO_PLAIN)
             tr_record_plain_fast(run, rec_trace, f, here, op, oparg);
-        else if ((info & OP_INFO_LOAD) && f->sp > 0)
+        else if ((info & OP_INFO_LOAD) && sp > 0)
             tr_record_load_fast(run, f, (PyObject *)co, TOP(), here, op, oparg);
         else
             tr_record_step(run, f, here, op, oparg);
@@ -908,6 +936,7 @@ dispatch:
         note_opaque(run, v.obj, NULL);
         if (r == NULL) {
             tr_op_pop(f, 1);       /* ceval releases the operand before its error */
+            SP_RELOAD();
             goto error;
         }
         TOP() = tr_value_new(r, prov_op(TR_PROV_UNOP, v.prov, NULL, sym, op));
@@ -921,6 +950,7 @@ dispatch:
         note_opaque(run, a.obj, b.obj);
         TrProv *p = r == NULL ? NULL : prov_binop(a.prov, b.prov, oparg);
         tr_op_pop(f, 2);           /* ceval's order: lhs, then rhs, also before an error */
+        SP_RELOAD();
         if (r == NULL)
             goto error;
         PUSH_OBJ(r, p);
@@ -934,6 +964,7 @@ dispatch:
         TrProv *p = r == NULL ? NULL : prov_op(TR_PROV_BINOP, a.prov, b.prov,
                                                cmp_symbols[oparg], oparg);
         tr_op_pop(f, 2);
+        SP_RELOAD();
         if (r == NULL)
             goto error;
         PUSH_OBJ(r, p);
@@ -1412,6 +1443,7 @@ dispatch:
         TrValue r = {NULL, NULL};
         int err = tr_call_stack(run, callable, &PEEK(nargs), nargs, kwnames, &r);
         tr_op_pop_call(f, oparg);  /* [NULL f args] or [meth self args], in ceval's order */
+        SP_RELOAD();
         if (err < 0)
             goto error;
         PUSH(r);
@@ -1826,7 +1858,9 @@ exception_unwind: {
     }
     if (!tr_exc_find_handler(co, here, &handler, &level, &push_lasti))
         goto exit_error;
-    if (tr_exc_enter_handler(f, level, push_lasti) < 0)
+    int entered = tr_exc_enter_handler(f, level, push_lasti);
+    SP_RELOAD();   /* popped to level, even when it fails */
+    if (entered < 0)
         goto exit_error;
     TOP().prov = mkprov(TR_PROV_EXC, NULL, NULL, NULL, 0);
     if (tr_trace_record_cname(run, "EXCEPT", Py_TYPE(TOP().obj)->tp_name, co->co_qualname,
@@ -1839,6 +1873,7 @@ exception_unwind: {
 }
 
 exit_error:
+    release_stack(f);   /* f->sp is sp: written through */
     rc = -1;
     f->next = next;
 done:

@@ -309,6 +309,18 @@ state a shortcut skips changes and the shortcut does not notice.
                       "..." record) as its base and as its arg: an accumulator's records
                       kept by the trace after a traced call of 20,000 iterations stay a
                       few hundred. Checked to fail with either cut left out
+  stack_level         run_frame keeps the value stack's level in a local, written through
+                      to f->sp on every push and pop and taken back after the callees that
+                      pop (tr_op_pop, tr_op_pop_call, tr_exc_enter_handler): values with a
+                      logging __del__ left on the stack by an exception that leaves the
+                      frame (tr_frame_clear releases them), by one a handler in the frame
+                      catches (popped to the handler's level, the loop going on), by a
+                      failing operator, a call, and in a generator suspended in the middle
+                      of an expression (closed, its stack released) and collected with
+                      gc.collect() while it runs (its traverse reads f->sp): the log and
+                      the results as eagerly. Checked to fail with the write-through left
+                      out of PUSH, and with the reload after tr_exc_enter_handler or after
+                      tr_op_pop_call left out
 """
 import sys
 
@@ -2704,6 +2716,63 @@ def cache_found():
     return ok
 
 
+STACK_LEVEL_SRC = """
+import gc
+LOG = []
+class D:
+    def __init__(self, n):
+        self.n = n
+    def __del__(self):
+        LOG.append(("del", self.n))
+def fail(a):
+    return (D(a), D(a + 100), 1 // (a - a))      # two values on the stack at the raise
+def pair(a, b):
+    return a.n + b.n
+def gen(n):
+    for i in range(n):
+        t = (D(1000 + i), (yield i), D(2000 + i))   # suspended with a value below
+        LOG.append(("gen", i, t[0].n, t[2].n))
+def collecting(n):
+    for i in range(n):
+        x = (D(3000 + i), gc.collect() * 0, D(4000 + i))   # the gc while values are stacked
+        yield len(x)
+def make():
+    return (3,)
+def program(k):
+    out = []
+    for i in range(k):
+        try:
+            fail(i)                                   # leaves its frame: cleared
+        except ZeroDivisionError:
+            LOG.append(("caught", i))
+        try:
+            out.append((D(10 + i), D(20 + i), i // (i - i)))   # caught in this frame
+        except ZeroDivisionError:
+            LOG.append(("here", i))
+        try:
+            out.append((D(30 + i), D(40 + i) + 1))    # a failing operator's pops
+        except TypeError:
+            LOG.append(("op", i))
+        out.append(pair(D(50 + i), D(60 + i)) + len((D(70 + i), pair(D(80 + i), D(90 + i)))))
+    g = gen(3)
+    out.append(next(g))
+    out.append(g.send("a"))
+    g.close()                                         # its stack released
+    out.append(sum(v for v in collecting(2)))
+    out.append([v for v in collecting(2)])
+    LOG.append("end")
+    return out
+"""
+
+
+def stack_level():
+    # run_frame's local stack level (f->sp written through, taken back after the
+    # callees that pop): what tr_frame_clear, tr_exc_enter_handler and a generator's
+    # traverse read must be the level as it is.
+    ok, _, _ = check("stack_level", STACK_LEVEL_SRC, [("call", "make")] * 3)
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2715,7 +2784,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   oracle_dict_find, binop_record, cache_weakref,
                                   oracle_hoist, versioned_hit, record_too_long,
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
-                                  dict_get, opaque_qualname, cache_found]}
+                                  dict_get, opaque_qualname, cache_found,
+                                  stack_level]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
