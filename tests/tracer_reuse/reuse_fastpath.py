@@ -309,6 +309,13 @@ state a shortcut skips changes and the shortcut does not notice.
                       "..." record) as its base and as its arg: an accumulator's records
                       kept by the trace after a traced call of 20,000 iterations stay a
                       few hundred. Checked to fail with either cut left out
+  record_load_quick   the recorder's inline sharing (tr_record_load_fast) asks what depends
+                      on the entry alone once (TrAttrStep.rec_quick): classes A and B read
+                      at one instruction, an instance shadowing a class attribute among
+                      others, an argument's slot read at the instruction a global's was:
+                      each its own entry (the call replays to the end; the argument with
+                      the slot unset is a retrace, not a side exit). Checked to fail with
+                      the input test and with the guards past the type's left out
 """
 import sys
 
