@@ -369,6 +369,10 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
             mark(t, TR_UR_FAILED);
             return;
         }
+        /* What tr_record_load_fast would otherwise ask of this entry on every load
+         * (fixed from here on: only the dict memo and the replay's fields change). */
+        a->rec_quick = a->kind != TR_AK_NATIVE && a->kind != TR_AK_TYPE_DESC &&
+                       a->kind != TR_AK_TYPE_STABLE && a->cls == NULL && a->type_tag != 0;
         s->attr = intern_attr(r, t, offset, per_step);
         break;
     }

@@ -144,6 +144,11 @@ typedef struct {
                                     1 no, 2 yes, 3 yes and its loads may hoist, 4 yes and
                                     its loads may be served by versions (set by
                                     tr_replay.c's hoist_sites before the first replay) */
+    unsigned char rec_quick;     /* set when recorded (tr_record_step): instance access
+                                    (cls NULL), a type tag, a kind neither NATIVE nor
+                                    TYPE_DESC/TYPE_STABLE: the tests of the recorder's
+                                    sharing that depend on the entry alone, asked once
+                                    (tr_record_load_fast) */
     int dict_hint;               /* the dict key guard's tr_dict_find hint (tr_core.h):
                                     where the key was in the last dict that held it */
     /* The replay's hoisted oracle check (tr_replay.c, provcheck_hoisted): the owner, its
@@ -283,19 +288,12 @@ int tr_guard_record(TrAttrStep *step, PyObject *owner, PyObject *name, int metho
 /* Checks step's guards against owner now: -1 when they pass, else the TrGuardKind of
  * the first that fails. Never sets an exception. Updates the step's dict memo. */
 int tr_guard_check(TrAttrStep *step, PyObject *owner, unsigned faults);
-/* tr_guard_check's common case, inline for the replayer (every replayed load checks
- * its guards): no fault on, instance access on an owner of the recorded type whose
- * version tag is unchanged (so the hook and MRO lookups answer as recorded, tr_guard.c's
- * valid_tag), a slot read at its offset, the dict key's memo hit (same dict version).
- * The same checks in the same order as tr_guard_check, so the same answer; anything
- * else is tr_guard_check itself. */
-TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned faults)
+/* tr_guard_check_fast past its type tests (an owner of s->type with its getattro and
+ * valid tag as recorded, no fault, instance access, not NATIVE): the descriptor's type,
+ * the slot's state, the dict key's memo. -1 when they pass, else a TrGuardKind, or
+ * tr_guard_check's answer where the memo cannot tell. */
+TR_HOT_INLINE int tr_guard_check_rest(TrAttrStep *s, PyObject *owner)
 {
-    PyTypeObject *t = Py_TYPE(owner);
-    if (faults != 0 || t != s->type || t->tp_getattro != s->getattro ||
-        s->kind == TR_AK_NATIVE || s->cls != NULL || s->type_tag == 0 ||
-        !PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag != s->type_tag)
-        return tr_guard_check(s, owner, faults);
     if (s->descr != NULL && (Py_TYPE(s->descr)->tp_descr_get != s->dget ||
                              Py_TYPE(s->descr)->tp_descr_set != s->dset))
         return TR_GUARD_DESCR_TYPE;
@@ -313,7 +311,7 @@ TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned f
             has = 0;
         }
         else if (!PyDict_CheckExact(*dp) || ((PyDictObject *)*dp)->ma_version_tag == 0) {
-            return tr_guard_check(s, owner, faults);
+            return tr_guard_check(s, owner, 0);
         }
         else if (((PyDictObject *)*dp)->ma_version_tag == s->dict_ver) {
             has = s->dict_value != NULL;
@@ -323,7 +321,7 @@ TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned f
              * is what dict_has_memo's lookup finds (tr_dict_find); else that lookup. */
             PyObject *v = tr_dict_find(*dp, s->name, &s->dict_hint);
             if (v == NULL)
-                return tr_guard_check(s, owner, faults);
+                return tr_guard_check(s, owner, 0);
             s->dict_ver = ((PyDictObject *)*dp)->ma_version_tag;
             s->dict_value = v;
             has = 1;
@@ -333,31 +331,52 @@ TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned f
     }
     return -1;
 }
+
+/* tr_guard_check's common case, inline for the replayer (every replayed load checks
+ * its guards): no fault on, instance access on an owner of the recorded type whose
+ * version tag is unchanged (so the hook and MRO lookups answer as recorded, tr_guard.c's
+ * valid_tag), a slot read at its offset, the dict key's memo hit (same dict version).
+ * The same checks in the same order as tr_guard_check, so the same answer; anything
+ * else is tr_guard_check itself. */
+TR_HOT_INLINE int tr_guard_check_fast(TrAttrStep *s, PyObject *owner, unsigned faults)
+{
+    PyTypeObject *t = Py_TYPE(owner);
+    if (faults != 0 || t != s->type || t->tp_getattro != s->getattro ||
+        s->kind == TR_AK_NATIVE || s->cls != NULL || s->type_tag == 0 ||
+        !PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag != s->type_tag)
+        return tr_guard_check(s, owner, faults);
+    return tr_guard_check_rest(s, owner);
+}
 /* tr_record_step's attribute load (LOAD_ATTR, LOAD_METHOD; owner the value on top of the
- * stack, borrowed; in a quick frame, as for tr_record_plain_fast; code the recorded code)
- * when it shares the entry its instruction recorded last: room for
- * the step and (as tr_record_step makes first) for an entry, that entry not NATIVE, of
- * the same input and class-access kind, and tr_guard_check_fast passing for this owner;
- * the same tests in the same order. Everything else is tr_record_step. */
+ * stack, borrowed; in a quick frame, as for tr_record_plain_fast, so offset is an
+ * instruction of the recorded code, within last_attr) when it shares the entry its
+ * instruction recorded last: room for the step and (as tr_record_step makes first) for
+ * an entry, that entry rec_quick (so not NATIVE nor a class access, whose kinds
+ * tr_record_step tests), of the same input, and its guards passing for this owner
+ * (tr_guard_check_fast's tests, those on the entry alone answered by rec_quick). It
+ * shares exactly when tr_record_step would; everything else is tr_record_step. code is
+ * unused (the recorded code). */
 TR_HOT_INLINE void tr_record_load_fast(TrRun *run, struct TrFrame *f, PyObject *code,
                                        TrValue owner, int offset, int op, int oparg)
 {
     struct TrRecorder *r = run->rec;
     TrRecTrace *t = r->trace;
-    if (t->unreusable < 0 && t->nsteps < t->cap && t->nattrs < t->capattrs && r->last_attr != NULL &&
-        offset < Py_SIZE(code)) {
+    (void)code;
+    assert(offset >= 0 && offset < Py_SIZE(code));
+    if (t->unreusable < 0 && t->nsteps < t->cap && t->nattrs < t->capattrs && r->last_attr != NULL) {
         int prev = r->last_attr[offset];
         if (prev >= 0) {
+            TrAttrStep *p = &t->attrs[prev];
+            PyTypeObject *tp = Py_TYPE(owner.obj);
             int input = -1;
             if (owner.prov != NULL && owner.prov->kind == TR_PROV_INPUT &&
                 owner.prov->name == NULL && owner.prov->index >= 0 &&
                 owner.prov->index < r->nargs && r->args[owner.prov->index] == owner.obj)
                 input = owner.prov->index;
-            TrAttrStep *p = &t->attrs[prev];
-            int cls_kind_holds = !(p->kind == TR_AK_TYPE_DESC || p->kind == TR_AK_TYPE_STABLE) ||
-                (Py_TYPE(p->descr)->tp_descr_get != NULL) == (p->kind == TR_AK_TYPE_DESC);
-            if (p->kind != TR_AK_NATIVE && cls_kind_holds && p->input == input &&
-                tr_guard_check_fast(p, owner.obj, 0) < 0) {
+            if (p->rec_quick && p->input == input && tp == p->type &&
+                tp->tp_getattro == p->getattro &&
+                PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG) &&
+                tp->tp_version_tag == p->type_tag && tr_guard_check_rest(p, owner.obj) < 0) {
                 TrStep *s = &t->steps[t->nsteps++];
                 s->offset = offset;
                 s->op = (unsigned char)op;

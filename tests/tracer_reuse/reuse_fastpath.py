@@ -321,6 +321,13 @@ state a shortcut skips changes and the shortcut does not notice.
                       the results as eagerly. Checked to fail with the write-through left
                       out of PUSH, and with the reload after tr_exc_enter_handler or after
                       tr_op_pop_call left out
+  record_load_quick   the recorder's inline sharing (tr_record_load_fast) asks what depends
+                      on the entry alone once (TrAttrStep.rec_quick): classes A and B read
+                      at one instruction, an instance shadowing a class attribute among
+                      others, an argument's slot read at the instruction a global's was:
+                      each its own entry (the call replays to the end; the argument with
+                      the slot unset is a retrace, not a side exit). Checked to fail with
+                      the input test and with the guards past the type's left out
 """
 import sys
 
@@ -2773,6 +2780,73 @@ def stack_level():
     return ok
 
 
+RECORD_QUICK_SRC = """
+class Base:
+    x = 1
+class A(Base):
+    pass
+class B(Base):
+    pass
+class S:
+    __slots__ = ("v",)
+    def __init__(self, v=None):
+        if v is not None:
+            self.v = v
+class K:
+    k = 1
+OWNERS = (A, B, A, B)
+ITEMS = (S(1), S(2))
+KS = (K(), K(), K())
+KS[1].k = 5
+def program(n, s):
+    t = 0
+    for c in OWNERS:
+        t += c.x * n
+    for o in KS:
+        t += o.k
+    for i in range(3):
+        o = s if i == 1 else ITEMS[i // 2]
+        t += o.v
+    return t
+"""
+
+
+def record_load_quick():
+    # The recorder's inline sharing asks what depends on the entry alone once, when the
+    # entry is made (TrAttrStep.rec_quick): a class access (A.x then B.x at one
+    # instruction, both of type `type`, x inherited) must give B an entry of its own,
+    # and so must an instance whose dict shadows the class attribute the others read
+    # (the guards past the type's, tr_guard_check_rest), so the same call replays to
+    # the end; an argument's load after a global's at one
+    # instruction (input 1 against -1) too, so that the entry check sees an argument
+    # whose slot is now unset (a retrace, not a side exit).
+    ns = fresh(RECORD_QUICK_SRC)
+    S = ns["S"]
+    f = tfjit.jit(ns["program"])
+    want, got = [], []
+    before = None
+    for k in range(4):
+        want.append(ns["program"](6, S(7)))
+        if k == 1:
+            before = tfjit.stats()
+        got.append(f(6, S(7)))
+    delta = stats_delta(before)
+    ok = (got == want and delta.get("replays_completed", 0) == 3 and
+          "side_exits" not in delta and "retraces" not in delta)
+    print(("ok   " if ok else "FAIL ") + f"record_load_quick.class: {got} want {want}; {delta}")
+    before = tfjit.stats()
+    outs = []
+    for prog in (ns["program"], f):
+        try:
+            outs.append(("ret", prog(6, S())))
+        except AttributeError as e:
+            outs.append(("raise", str(e)))
+    delta = stats_delta(before)
+    good = (outs[0] == outs[1] and outs[0][0] == "raise" and delta.get("retraces", 0) == 1
+            and "side_exits" not in delta)
+    print(("ok   " if good else "FAIL ") + f"record_load_quick.input: {outs}; {delta}")
+    return ok and good
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2785,7 +2859,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   oracle_hoist, versioned_hit, record_too_long,
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
                                   dict_get, opaque_qualname, cache_found,
-                                  stack_level]}
+                                  stack_level,
+                                  record_load_quick]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
