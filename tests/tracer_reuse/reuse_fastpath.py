@@ -2497,14 +2497,17 @@ def program(p):
 }
 
 
-def store_forget():
+def cached_counts(case, sources):
+    # each source: the same results as eagerly, the same trace and oracle counts as
+    # through tr_attr_get (a fault's path: cached_property_recomputed), and its exact
+    # count of "[cached]" lines
     ok = True
-    for k, (src, want) in STORE_FORGET_SRC.items():
+    for k, (src, want) in sources.items():
         try:
             r1, text1, c1, eager = cached_load_run(src, "")
             r2, text2, c2, _ = cached_load_run(src, "cached_property_recomputed")
         except tfjit.ProvenanceError as e:
-            print(f"FAIL store_forget.{k}: ProvenanceError {e}")
+            print(f"FAIL {case}.{k}: ProvenanceError {e}")
             ok = False
             continue
         cached = text1.count("[cached]")
@@ -2518,10 +2521,14 @@ def store_forget():
         if cached != want:
             why.append(f"{cached} cached lines, want {want}")
         good = not why
-        print(("ok   " if good else "FAIL ") + f"store_forget.{k}: {cached} cached lines, "
+        print(("ok   " if good else "FAIL ") + f"{case}.{k}: {cached} cached lines, "
               f"oracle {c1}" + ("" if good else "; " + "; ".join(why)))
         ok = ok and good
     return ok
+
+
+def store_forget():
+    return cached_counts("store_forget", STORE_FORGET_SRC)
 
 
 DICT_GET_SRC = """
@@ -2697,30 +2704,7 @@ def program(q, out):
 
 
 def cache_found():
-    ok = True
-    for k, (src, want) in CACHE_FOUND_SRC.items():
-        try:
-            r1, text1, c1, eager = cached_load_run(src, "")
-            r2, text2, c2, _ = cached_load_run(src, "cached_property_recomputed")
-        except tfjit.ProvenanceError as e:
-            print(f"FAIL cache_found.{k}: ProvenanceError {e}")
-            ok = False
-            continue
-        cached = text1.count("[cached]")
-        why = []
-        if r1 != eager or r2 != eager:
-            why.append(f"results {r1} / {r2}, eager {eager}")
-        if text1 != text2:
-            why.append("traces differ from tr_attr_get's")
-        if c1 != c2:
-            why.append(f"oracle counts {c1} vs {c2}")
-        if cached != want:
-            why.append(f"{cached} cached lines, want {want}")
-        good = not why
-        print(("ok   " if good else "FAIL ") + f"cache_found.{k}: {cached} cached lines, "
-              f"oracle {c1}" + ("" if good else "; " + "; ".join(why)))
-        ok = ok and good
-    return ok
+    return cached_counts("cache_found", CACHE_FOUND_SRC)
 
 
 STACK_LEVEL_SRC = """
