@@ -22,7 +22,13 @@
  * compiled apart and cached by text (hz_assemble.h): the code object is the piece's
  * compile byte for byte, so exact lookups take it too. Only with TRACEFUZZ_ASSEMBLE=1
  * (read by hz_codecache_new; 2: small pieces too, for the tests); by default def
- * pieces are compiled whole. */
+ * pieces are compiled whole.
+ *
+ * A lookup that does not ask for exact lines (the fast protocol's) takes a piece's
+ * code from the template of its shape (hz_template.h: the piece's code up to layout)
+ * unless TRACEFUZZ_TEMPLATES=0; exact lookups compile as written. The two kinds of
+ * lookup keep apart entries, so what the fast protocol runs for a text does not
+ * depend on the exact runs before it. */
 #ifndef HZ_CODECACHE_H
 #define HZ_CODECACHE_H
 

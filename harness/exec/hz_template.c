@@ -12,7 +12,7 @@
  * string that still holds the placeholder prefix after mapping (a placeholder the
  * compiler cut or joined) makes the template unusable: the piece is compiled. */
 #include "hz_template.h"
-#include "hz_assemble_int.h"   /* Buf */
+#include "hz_assemble_int.h"   /* Buf, hz_asm_fnv */
 #include "hz_codecache.h"       /* HZ_NO_COVERAGE */
 
 #include <stdint.h>
@@ -285,43 +285,63 @@ HZ_NO_COVERAGE static PyObject *map_names(Map *m, PyObject *names)
     return r;
 }
 
-/* A new reference to code co with every name and constant mapped, or NULL. */
-HZ_NO_COVERAGE static PyObject *instantiate(Map *m, PyCodeObject *co)
+/* What code_remade replaces in a code object; each a new reference, NULL: co's own. */
+typedef struct {
+    PyObject *consts, *names, *varnames, *cellvars, *freevars, *name, *qualname;
+} CodeParts;
+
+HZ_NO_COVERAGE static void parts_clear(CodeParts *p)
 {
-    PyObject *consts = map_const(m, co->co_consts);
-    PyObject *names = map_names(m, Py_NewRef(co->co_names));
-    PyObject *varnames = map_names(m, PyCode_GetVarnames(co));
-    PyObject *cellvars = map_names(m, PyCode_GetCellvars(co));
-    PyObject *freevars = map_names(m, PyCode_GetFreevars(co));
-    PyObject *name = map_str(m, co->co_name);
-    PyObject *qualname = map_str(m, co->co_qualname);
-    PyObject *bytes = PyCode_GetCode(co);
-    PyObject *r = NULL;
-    if (consts && names && varnames && cellvars && freevars && name && qualname && bytes)
-        r = (PyObject *)PyCode_NewWithPosOnlyArgs(
-            co->co_argcount, co->co_posonlyargcount, co->co_kwonlyargcount, co->co_nlocals,
-            co->co_stacksize, co->co_flags, bytes, consts, names, varnames, freevars, cellvars,
-            co->co_filename, name, qualname, co->co_firstlineno, co->co_linetable,
-            co->co_exceptiontable);
-    Py_XDECREF(consts);
-    Py_XDECREF(names);
-    Py_XDECREF(varnames);
-    Py_XDECREF(cellvars);
-    Py_XDECREF(freevars);
-    Py_XDECREF(name);
-    Py_XDECREF(qualname);
+    Py_XDECREF(p->consts);
+    Py_XDECREF(p->names);
+    Py_XDECREF(p->varnames);
+    Py_XDECREF(p->cellvars);
+    Py_XDECREF(p->freevars);
+    Py_XDECREF(p->name);
+    Py_XDECREF(p->qualname);
+}
+
+/* A new reference to co with the parts p holds replaced (what code.replace does), or
+ * NULL with an exception. Releases p's references (the caller's error paths too: a
+ * NULL part it meant to set, with an exception pending, gives NULL). */
+HZ_NO_COVERAGE static PyObject *code_remade(PyCodeObject *co, CodeParts *p)
+{
+    PyObject *r = NULL, *bytes = NULL;
+    if (PyErr_Occurred())
+        goto done;
+    if ((p->varnames == NULL && (p->varnames = PyCode_GetVarnames(co)) == NULL) ||
+        (p->cellvars == NULL && (p->cellvars = PyCode_GetCellvars(co)) == NULL) ||
+        (p->freevars == NULL && (p->freevars = PyCode_GetFreevars(co)) == NULL) ||
+        (bytes = PyCode_GetCode(co)) == NULL)
+        goto done;
+    r = (PyObject *)PyCode_NewWithPosOnlyArgs(
+        co->co_argcount, co->co_posonlyargcount, co->co_kwonlyargcount, co->co_nlocals,
+        co->co_stacksize, co->co_flags, bytes, p->consts ? p->consts : co->co_consts,
+        p->names ? p->names : co->co_names, p->varnames, p->freevars, p->cellvars,
+        co->co_filename, p->name ? p->name : co->co_name,
+        p->qualname ? p->qualname : co->co_qualname, co->co_firstlineno, co->co_linetable,
+        co->co_exceptiontable);
+done:
     Py_XDECREF(bytes);
+    parts_clear(p);
     return r;
 }
 
-/* ---- the cache ---- */
-
-HZ_NO_COVERAGE static uint64_t fnv(uint64_t h, const char *s, size_t n)
+/* A new reference to code co with every name and constant mapped, or NULL. */
+HZ_NO_COVERAGE static PyObject *instantiate(Map *m, PyCodeObject *co)
 {
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-    return h;
+    CodeParts p = {0};
+    if ((p.consts = map_const(m, co->co_consts)) != NULL &&
+        (p.names = map_names(m, Py_NewRef(co->co_names))) != NULL &&
+        (p.varnames = map_names(m, PyCode_GetVarnames(co))) != NULL &&
+        (p.cellvars = map_names(m, PyCode_GetCellvars(co))) != NULL &&
+        (p.freevars = map_names(m, PyCode_GetFreevars(co))) != NULL &&
+        (p.name = map_str(m, co->co_name)) != NULL)
+        p.qualname = map_str(m, co->co_qualname);
+    return code_remade(co, &p);   /* NULL when a part failed: its exception is set */
 }
+
+/* ---- the cache ---- */
 
 HZ_NO_COVERAGE static bool same_key(const TSlot *s, uint64_t h, const char *key, size_t len)
 {
@@ -344,7 +364,7 @@ HZ_NO_COVERAGE static PyObject *template_of(HzTemplates *t, const HzAbstract *a,
         return PyErr_NoMemory();
     memcpy(key, filename, flen + 1);
     memcpy(key + flen + 1, a->text, a->len);
-    uint64_t h = fnv(14695981039346656037ull, key, len);
+    uint64_t h = hz_asm_fnv(key, len);
     TSlot *set = &t->slots[2 * (h % HZ_TEMPLATE_SETS)];
     for (int w = 0; w < 2; w++)
         if (same_key(&set[w], h, key, len)) {
@@ -411,28 +431,6 @@ done:
     }
     map_clear(&m);
     hz_abstract_clear(&a);
-    return r;
-}
-
-/* A new reference to co with consts and qualname replaced (NULL: kept), or NULL. */
-HZ_NO_COVERAGE static PyObject *code_with(PyCodeObject *co, PyObject *consts, PyObject *qualname)
-{
-    PyObject *varnames = PyCode_GetVarnames(co);
-    PyObject *cellvars = PyCode_GetCellvars(co);
-    PyObject *freevars = PyCode_GetFreevars(co);
-    PyObject *bytes = PyCode_GetCode(co);
-    PyObject *r = NULL;
-    if (varnames && cellvars && freevars && bytes)
-        r = (PyObject *)PyCode_NewWithPosOnlyArgs(
-            co->co_argcount, co->co_posonlyargcount, co->co_kwonlyargcount, co->co_nlocals,
-            co->co_stacksize, co->co_flags, bytes, consts ? consts : co->co_consts, co->co_names,
-            varnames, freevars, cellvars, co->co_filename, co->co_name,
-            qualname ? qualname : co->co_qualname, co->co_firstlineno, co->co_linetable,
-            co->co_exceptiontable);
-    Py_XDECREF(varnames);
-    Py_XDECREF(cellvars);
-    Py_XDECREF(freevars);
-    Py_XDECREF(bytes);
     return r;
 }
 
@@ -510,7 +508,12 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
         Py_ssize_t fn_at;
         PyCodeObject *fn = only_code(mmod, &fn_at);
         int same = fn != NULL ? PyObject_RichCompareBool(fn->co_name, ((PyCodeObject *)stub)->co_name, Py_EQ) : 0;
-        PyObject *code = same == 1 ? code_with(fn, NULL, ((PyCodeObject *)stub)->co_qualname) : NULL;
+        CodeParts qp = {.qualname = Py_NewRef(((PyCodeObject *)stub)->co_qualname)};
+        PyObject *code = NULL;
+        if (same == 1)
+            code = code_remade(fn, &qp);
+        else
+            parts_clear(&qp);
         Py_DECREF(mmod);
         if (code == NULL) {
             if (!PyErr_Occurred())
@@ -523,18 +526,16 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
         t->refusal = "fewer code objects in the skeleton than members";
         goto done;
     }
-    PyObject *ct = PyList_AsTuple(consts);
-    body = ct ? code_with(cls, ct, NULL) : NULL;
-    Py_XDECREF(ct);
+    CodeParts bp = {.consts = PyList_AsTuple(consts)};
+    body = bp.consts ? code_remade(cls, &bp) : NULL;
     if (body == NULL)
         goto done;
     mconsts = PySequence_List(((PyCodeObject *)mod)->co_consts);
     if (mconsts == NULL)
         goto done;
     PyList_SetItem(mconsts, cls_at, Py_NewRef(body));
-    PyObject *mt2 = PyList_AsTuple(mconsts);
-    r = mt2 ? code_with((PyCodeObject *)mod, mt2, NULL) : NULL;
-    Py_XDECREF(mt2);
+    CodeParts mp = {.consts = PyList_AsTuple(mconsts)};
+    r = mp.consts ? code_remade((PyCodeObject *)mod, &mp) : NULL;
 done:
     if (r == NULL && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
         PyErr_Clear();

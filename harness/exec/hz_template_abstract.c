@@ -12,7 +12,7 @@
  * not the tracer's. Comparisons are spelled out here: in a libFuzzer binary
  * memcmp/strcmp are its interceptors and would feed every one to the mutator. */
 #include "hz_template.h"
-#include "hz_assemble_int.h"   /* Buf */
+#include "hz_assemble_int.h"   /* Buf, hz_asm_fnv */
 #include "hz_codecache.h"       /* HZ_NO_COVERAGE */
 
 #include <stdint.h>
@@ -345,20 +345,13 @@ typedef struct {
     int slot[HZ_PH_HASH];   /* index + 1 into a->ph, 0: empty */
 } PhTable;
 
-HZ_NO_COVERAGE static uint64_t ph_hash(HzPlaceholderKind k, const char *s, size_t n)
-{
-    uint64_t h = 14695981039346656037ull ^ (uint64_t)k;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-    return h;
-}
 
 /* The number of the placeholder (within its kind) for s[0..n), added when new; -1
  * when the table is full or out of memory. */
 HZ_NO_COVERAGE static int placeholder(PhTable *pt, HzPlaceholderKind k, const char *s, size_t n)
 {
     HzAbstract *a = pt->a;
-    size_t h = (size_t)(ph_hash(k, s, n) % HZ_PH_HASH);
+    size_t h = (size_t)((hz_asm_fnv(s, n) ^ (uint64_t)k) % HZ_PH_HASH);
     for (int probe = 0; probe < HZ_PH_HASH; probe++, h = (h + 1) % HZ_PH_HASH) {
         int at = pt->slot[h];
         if (at == 0)
