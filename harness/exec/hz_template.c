@@ -12,14 +12,13 @@
  * string that still holds the placeholder prefix after mapping (a placeholder the
  * compiler cut or joined) makes the template unusable: the piece is compiled. */
 #include "hz_template.h"
-#include "hz_assemble_int.h"   /* Buf, hz_asm_fnv */
+#include "hz_assemble_int.h"   /* Buf, hz_asm_fnv, hz_asm_cpu_now */
 #include "hz_codecache.h"       /* HZ_NO_COVERAGE */
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* 1,024 sets of 2, least recently used out: the templates of program() (a new
  * combination of statements nearly every time) no longer evict the class members'
@@ -41,13 +40,6 @@ struct HzTemplates {
     HzTemplateStats stats;
     const char *refusal;
 };
-
-HZ_NO_COVERAGE static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 HZ_NO_COVERAGE HzTemplates *hz_templates_new(void)
 {
@@ -374,9 +366,9 @@ HZ_NO_COVERAGE static PyObject *template_of(HzTemplates *t, const HzAbstract *a,
             return set[w].code;
         }
     TSlot *s = set[0].used <= set[1].used ? &set[0] : &set[1];
-    double t0 = cpu_now();
+    double t0 = hz_asm_cpu_now();
     PyObject *code = Py_CompileStringExFlags(a->text, filename, Py_file_input, NULL, 0);
-    t->stats.cpu_compile += cpu_now() - t0;
+    t->stats.cpu_compile += hz_asm_cpu_now() - t0;
     t->stats.compiles++;
     if (code == NULL) {
         if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
@@ -552,7 +544,7 @@ done:
 HZ_NO_COVERAGE PyObject *hz_templates_code(HzTemplates *t, const char *text, size_t n,
                                            const char *filename)
 {
-    double t0 = cpu_now();
+    double t0 = hz_asm_cpu_now();
     double compile0 = t->stats.cpu_compile;
     t->stats.lookups++;
     t->refusal = "";
@@ -564,6 +556,6 @@ HZ_NO_COVERAGE PyObject *hz_templates_code(HzTemplates *t, const char *text, siz
         t->stats.classes++;
     if (r == NULL && !PyErr_Occurred())
         t->stats.refused++;
-    t->stats.cpu_instantiate += cpu_now() - t0 - (t->stats.cpu_compile - compile0);
+    t->stats.cpu_instantiate += hz_asm_cpu_now() - t0 - (t->stats.cpu_compile - compile0);
     return r;
 }
