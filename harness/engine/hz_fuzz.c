@@ -146,6 +146,12 @@ static void print_counts(void)
             "templates compiled %.3f, abstracting and instantiating %.3f\n", cs.tmpl_lookups,
             cs.tmpl_hits, cs.tmpl_compiles, cs.tmpl_refused, cs.cpu_tmpl_compile,
             cs.cpu_tmpl_instantiate);
+    fprintf(stderr, "tracefuzz fuzz target: statement templates: %lu of %lu def pieces "
+            "assembled, %lu of %lu lookups hit, %lu blocks instantiated (%lu for other extras), "
+            "%lu statement templates compiled; CPU s: assembled %.3f (compiling %.3f), refused "
+            "%.3f\n", cs.stmpl_assembled, cs.stmpl_pieces, cs.stmpl_hits, cs.stmpl_lookups,
+            cs.stmpl_instances, cs.stmpl_recompiles, cs.stmpl_compiles, cs.cpu_stmpl_assembled,
+            cs.cpu_stmpl_compile, cs.cpu_stmpl_refused);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

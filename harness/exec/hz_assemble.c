@@ -68,12 +68,47 @@ HZ_NO_COVERAGE static void slot_clear(Slot *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Whether a[0..n) and b[0..n) are the same bytes: spelled out, 8 at a time, since in
+ * a libFuzzer binary memcmp is its interceptor, which would feed every key compared
+ * (hundreds of bytes each) to its tables. */
+HZ_NO_COVERAGE bool hz_asm_same(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return false;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* The first needle[0..m) in hay[0..n), or NULL: memmem without its interceptor. */
+HZ_NO_COVERAGE const char *hz_asm_find(const char *hay, size_t n, const char *needle, size_t m)
+{
+    if (m == 0)
+        return hay;
+    for (const char *p = hay, *end = hay + n; (size_t)(end - p) >= m;) {
+        p = memchr(p, needle[0], (size_t)(end - p) - m + 1);
+        if (p == NULL)
+            return NULL;
+        if (hz_asm_same(p + 1, needle + 1, m - 1))
+            return p;
+        p++;
+    }
+    return NULL;
+}
+
 /* The slot holding key (counted as a lookup), or NULL. */
 HZ_NO_COVERAGE Slot *hz_asm_slot_find(HzAssembler *a, const char *key, size_t len, uint64_t h)
 {
     Slot *s = &a->slots[h % HZ_BLOCK_SLOTS];
     a->stats.blocks++;
-    if (s->key != NULL && s->hash == h && s->len == len && memcmp(s->key, key, len) == 0) {
+    if (s->key != NULL && s->hash == h && s->len == len && hz_asm_same(s->key, key, len)) {
         a->stats.block_hits++;
         return s;
     }
@@ -96,6 +131,36 @@ HZ_NO_COVERAGE Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len
     return s;
 }
 
+HZ_NO_COVERAGE Slot *hz_asm_tslot_find(HzAssembler *a, const char *key, size_t len, uint64_t h)
+{
+    Slot *set = &a->tslots[2 * (h % HZ_TEMPLATE_BLOCK_SETS)];
+    a->stats.blocks++;
+    for (int w = 0; w < 2; w++)
+        if (set[w].key != NULL && set[w].hash == h && set[w].len == len &&
+            hz_asm_same(set[w].key, key, len)) {
+            a->stats.block_hits++;
+            set[w].used = a->stats.blocks;
+            return &set[w];
+        }
+    return NULL;
+}
+
+HZ_NO_COVERAGE Slot *hz_asm_tslot_put(HzAssembler *a, const char *key, size_t len, uint64_t h)
+{
+    Slot *set = &a->tslots[2 * (h % HZ_TEMPLATE_BLOCK_SETS)];
+    Slot *s = set[0].used <= set[1].used ? &set[0] : &set[1];
+    char *k = malloc(len);
+    if (k == NULL)
+        return NULL;
+    memcpy(k, key, len);
+    slot_clear(s);
+    s->key = k;
+    s->len = len;
+    s->hash = h;
+    s->used = a->stats.blocks;
+    return s;
+}
+
 HZ_NO_COVERAGE HzAssembler *hz_assembler_new(void)
 {
     HzAssembler *a = calloc(1, sizeof *a);
@@ -113,6 +178,8 @@ HZ_NO_COVERAGE void hz_assembler_free(HzAssembler *a)
         return;
     for (int i = 0; i < HZ_BLOCK_SLOTS; i++)
         slot_clear(&a->slots[i]);
+    for (int i = 0; i < 2 * HZ_TEMPLATE_BLOCK_SETS; i++)
+        slot_clear(&a->tslots[i]);
     free(a);
 }
 
@@ -201,14 +268,15 @@ HZ_NO_COVERAGE static PyCodeObject *stub_function(HzAssembler *a, PyCodeObject *
 }
 
 static PyObject *assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
-                                const char *filename);
+                                const char *filename, bool templated);
 
-HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
-                                           const char *filename)
+/* hz_assemble_piece and hz_assemble_piece_templated: assemble_piece timed. */
+HZ_NO_COVERAGE static PyObject *assemble_timed(HzAssembler *a, const char *text, size_t n, int line,
+                                               const char *filename, bool templated)
 {
     double t0 = hz_asm_cpu_now();
     unsigned long whole = a->stats.whole, assembled = a->stats.assembled;
-    PyObject *r = assemble_piece(a, text, n, line, filename);
+    PyObject *r = assemble_piece(a, text, n, line, filename, templated);
     double dt = hz_asm_cpu_now() - t0;
     if (a->stats.assembled != assembled)
         a->stats.cpu_assembled += dt;
@@ -219,8 +287,20 @@ HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, siz
     return r;
 }
 
+HZ_NO_COVERAGE PyObject *hz_assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
+                                           const char *filename)
+{
+    return assemble_timed(a, text, n, line, filename, false);
+}
+
+HZ_NO_COVERAGE PyObject *hz_assemble_piece_templated(HzAssembler *a, const char *text, size_t n,
+                                                     const char *filename)
+{
+    return assemble_timed(a, text, n, 1, filename, true);
+}
+
 HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
-                                               const char *filename)
+                                               const char *filename, bool templated)
 {
     Cut cut = {0};
     Buf stub = {0}, key = {0};
@@ -233,14 +313,14 @@ HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text,
     PyObject *fcode = NULL, *mconsts = NULL;
     a->stats.pieces++;
     a->refusal = "";
-    if (memmem(text, n, "__tf_", 5) != NULL || memmem(text, n, "tf-end", 6) != NULL) {
+    if (hz_asm_find(text, n, "__tf_", 5) != NULL || hz_asm_find(text, n, "tf-end", 6) != NULL) {
         a->refusal = "the piece spells the assembler's own names";
         goto done;
     }
     if (hz_asm_cut(&a->refusal, text, n, &cut) < 0)
         goto done;
     N = cut.nstmts;
-    if (a->min_bytes > 0 && (N < 3 || n < a->min_bytes)) {
+    if (templated ? N < HZ_TEMPLATED_MIN_STMTS : a->min_bytes > 0 && (N < 3 || n < a->min_bytes)) {
         /* a small function (make, between, a short program) compiles in less time
          * than cutting and assembling it takes: compiled whole */
         a->refusal = "too small";
@@ -261,18 +341,25 @@ HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text,
         hz_asm_buf_str(&stub, "\n");
     }
     /* the def statement's end position is part of the module code's locations:
-     * the stub's body, a name, ends where the real body ends */
+     * the stub's body, a name, ends where the real body ends (templated: `pass`,
+     * lines are not asked for, and one stub serves every piece with this header) */
     int stub_lines = (int)hz_asm_count_lines(stub.p != NULL ? stub.p : "", stub.n);
-    if (stub_lines > cut.end_line || cut.end_col <= w) {
+    if (templated) {
+        hz_asm_buf_str(&stub, ind);
+        hz_asm_buf_str(&stub, "pass\n");
+    }
+    else if (stub_lines > cut.end_line || cut.end_col <= w) {
         a->refusal = "the body ends where the stub cannot";
         goto done;
     }
-    for (int i = stub_lines; i < cut.end_line; i++)
+    else {
+        for (int i = stub_lines; i < cut.end_line; i++)
+            hz_asm_buf_str(&stub, "\n");
+        hz_asm_buf_str(&stub, ind);
+        for (int i = w; i < cut.end_col; i++)
+            hz_asm_buf_str(&stub, "_");
         hz_asm_buf_str(&stub, "\n");
-    hz_asm_buf_str(&stub, ind);
-    for (int i = w; i < cut.end_col; i++)
-        hz_asm_buf_str(&stub, "_");
-    hz_asm_buf_str(&stub, "\n");
+    }
     char lbuf[32];
     snprintf(lbuf, sizeof lbuf, "\x01%d\x01", line);
     hz_asm_buf_str(&key, "\x01stub\x01");
@@ -310,7 +397,7 @@ HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text,
         PyErr_NoMemory();
         goto done;
     }
-    int g = hz_asm_gather(a, &pc, N, blk);
+    int g = templated ? hz_asm_gather_templated(a, &pc, N, blk) : hz_asm_gather(a, &pc, N, blk);
     if (g == 2) {
         result = hz_asm_compile_whole(a, &pc, N, blk, line, fn_at);
         if (result == NULL) {

@@ -42,6 +42,7 @@ typedef struct {
     double cpu_whole_compile, cpu_cut_out;   /* of cpu_whole: the compile, the cutting out */
     double cpu_wrappers;       /* compiling statement wrappers (in cpu_assembled) */
     unsigned long wrappers;    /* statement wrappers compiled */
+    unsigned long instances;   /* templated: blocks instantiated from a statement template */
 } HzAssembleStats;
 
 /* Never returns NULL (aborts on out-of-memory). */
@@ -62,6 +63,17 @@ void hz_assembler_set_gate(HzAssembler *a, bool gate, size_t min_bytes);
  * it), or NULL with an exception set on out-of-memory. */
 PyObject *hz_assemble_piece(HzAssembler *a, const char *text, size_t n, int line,
                             const char *filename);
+
+/* The same piece for a lookup that does not ask for exact lines: its statements'
+ * blocks instantiated from statement templates (hz_assemble_template.c), so its
+ * code is the piece's up to layout (lines counted from line 1 as in the abstract
+ * text, as hz_template.h's are), and a function of the text alone. NULL without an
+ * exception when the piece is not taken (fewer than 3 statements, a statement
+ * without a template, what hz_assemble_piece refuses): the caller takes its
+ * whole-piece template. Use an assembler of its own: the two kinds of blocks differ
+ * in their lines and must not mix. */
+PyObject *hz_assemble_piece_templated(HzAssembler *a, const char *text, size_t n,
+                                      const char *filename);
 
 HzAssembleStats hz_assembler_stats(const HzAssembler *a);
 

@@ -16,7 +16,7 @@
 
 /* Writes the wrapper of statement k into b; *wline = its first line there. extras:
  * a list of str or NULL. */
-HZ_NO_COVERAGE static void block_text(const Piece *pc, int k, PyObject *extras, bool sentinel,
+HZ_NO_COVERAGE void hz_asm_block_text(const Piece *pc, int k, PyObject *extras, bool sentinel,
                                       Buf *b, int *wline)
 {
     const Cut *cut = pc->cut;
@@ -62,7 +62,7 @@ HZ_NO_COVERAGE static PyCodeObject *get_block(HzAssembler *a, const Piece *pc, i
                                               PyObject *extras, bool sentinel, int *wline)
 {
     Buf b = {0};
-    block_text(pc, k, extras, sentinel, &b, wline);
+    hz_asm_block_text(pc, k, extras, sentinel, &b, wline);
     if (b.failed) {
         free(b.p);
         PyErr_NoMemory();
@@ -84,6 +84,25 @@ HZ_NO_COVERAGE double hz_asm_cpu_now(void)
 
 
 
+/* b's hash, masked key and hash, and out_num, from its key; 0, or -1 with an
+ * exception. */
+HZ_NO_COVERAGE int hz_asm_blk_keys(Blk *b)
+{
+    if (b->key.failed) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->hash = hz_asm_fnv(b->key.p, b->key.n);
+    hz_asm_buf_add(&b->mkey, b->key.p, b->key.n);
+    if (b->mkey.failed) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->out_num = hz_asm_mask_out(b->mkey.p, b->mkey.n);
+    b->mhash = hz_asm_fnv(b->mkey.p, b->mkey.n);
+    return 0;
+}
+
 HZ_NO_COVERAGE void hz_asm_blk_clear(Blk *b)
 {
     Py_CLEAR(b->cap);
@@ -95,7 +114,7 @@ HZ_NO_COVERAGE void hz_asm_blk_clear(Blk *b)
 
 /* b->cap, just made for this statement's own text, into the cache: under the masked
  * key when its out[N] constant can be replaced, else under the exact one. */
-HZ_NO_COVERAGE static void store_block(HzAssembler *a, Blk *b)
+HZ_NO_COVERAGE void hz_asm_store_block(HzAssembler *a, Blk *b)
 {
     Py_CLEAR(b->out_value);   /* made for this N */
     HzBlock *hb = hz_asm_block(b->cap);
@@ -118,7 +137,7 @@ HZ_NO_COVERAGE static uint64_t seen_hash(const Blk *b)
 
 /* Statement k's cached block into b->cap (and b->out_value when it was made for
  * another out[N]); false when neither key is in the cache. */
-HZ_NO_COVERAGE static bool find_block(HzAssembler *a, Blk *b)
+HZ_NO_COVERAGE bool hz_asm_find_block(HzAssembler *a, Blk *b)
 {
     if (b->out_num >= 0) {
         Slot *s = hz_asm_slot_find(a, b->mkey.p, b->mkey.n, b->mhash);
@@ -146,24 +165,22 @@ HZ_NO_COVERAGE static bool find_block(HzAssembler *a, Blk *b)
     return false;
 }
 
-/* Where the last statement's code-generation constants end in its block co: the
- * folded constants after them are told apart by compiling it with the sentinel too
- * (only when it has tuples, the one kind the optimiser folds). -1 to refuse. */
-HZ_NO_COVERAGE static Py_ssize_t last_cg_end(HzAssembler *a, const Piece *pc, int k,
-                                             PyObject *extras, PyCodeObject *co)
+/* Whether co's constants past the docstring hold a tuple: the one kind the optimiser
+ * folds, after the code generation's own constants. */
+HZ_NO_COVERAGE bool hz_asm_has_tuples(PyCodeObject *co)
+{
+    for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(co->co_consts); i++)
+        if (PyTuple_CheckExact(PyTuple_GET_ITEM(co->co_consts, i)))
+            return true;
+    return false;
+}
+
+/* Where the last statement's code-generation constants end in its block co, told
+ * apart from the folded ones after them by co2, the same statement compiled with the
+ * sentinel; -1 with *refusal set (or an exception) when they do not agree. */
+HZ_NO_COVERAGE Py_ssize_t hz_asm_cg_end(const char **refusal, PyCodeObject *co, PyCodeObject *co2)
 {
     Py_ssize_t cg_end = PyTuple_GET_SIZE(co->co_consts);
-    bool tuples = false;
-    for (Py_ssize_t i = 1; i < cg_end; i++)
-        tuples = tuples || PyTuple_CheckExact(PyTuple_GET_ITEM(co->co_consts, i));
-    if (!tuples)
-        return cg_end;
-    int w2;
-    PyCodeObject *co2 = get_block(a, pc, k, extras, true, &w2);
-    if (co2 == NULL) {
-        a->refusal = "the last statement does not compile with a sentinel";
-        return -1;
-    }
     Py_ssize_t m = hz_asm_mark_index(co2);
     if (m >= 0 && m <= cg_end) {
         for (Py_ssize_t i = 1; i < m; i++) {
@@ -173,14 +190,32 @@ HZ_NO_COVERAGE static Py_ssize_t last_cg_end(HzAssembler *a, const Piece *pc, in
             Py_XDECREF(k1);
             Py_XDECREF(k2);
             if (eq != 1) {
+                if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_MemoryError))
+                    return -1;
                 PyErr_Clear();
-                Py_DECREF(co2);
-                a->refusal = "the last statement's constants differ with a sentinel";
+                *refusal = "the last statement's constants differ with a sentinel";
                 return -1;
             }
         }
         cg_end = m;
     }
+    return cg_end;
+}
+
+/* Where the last statement's code-generation constants end in its block co (see
+ * hz_asm_cg_end; its sentinel compile only when it has tuples). -1 to refuse. */
+HZ_NO_COVERAGE static Py_ssize_t last_cg_end(HzAssembler *a, const Piece *pc, int k,
+                                             PyObject *extras, PyCodeObject *co)
+{
+    if (!hz_asm_has_tuples(co))
+        return PyTuple_GET_SIZE(co->co_consts);
+    int w2;
+    PyCodeObject *co2 = get_block(a, pc, k, extras, true, &w2);
+    if (co2 == NULL) {
+        a->refusal = "the last statement does not compile with a sentinel";
+        return -1;
+    }
+    Py_ssize_t cg_end = hz_asm_cg_end(&a->refusal, co, co2);
     Py_DECREF(co2);
     return cg_end;
 }
@@ -203,7 +238,7 @@ HZ_NO_COVERAGE static int compile_blocks(HzAssembler *a, const Piece *pc, int N,
             continue;
         size_t at = src.n;
         int wl;
-        block_text(pc, k, want[k], k < N - 1, &src, &wl);
+        hz_asm_block_text(pc, k, want[k], k < N - 1, &src, &wl);
         wline[k] = line + wl - 1;
         line += (int)hz_asm_count_lines(src.p + at, src.n - at);
     }
@@ -258,7 +293,7 @@ HZ_NO_COVERAGE static int compile_blocks(HzAssembler *a, const Piece *pc, int N,
             goto done;
         }
         Py_XSETREF(blk[k].cap, cap);
-        store_block(a, &blk[k]);
+        hz_asm_store_block(a, &blk[k]);
     }
     rc = 0;
 done:
@@ -268,12 +303,121 @@ done:
 }
 
 /* A sorted list of the set's names (new reference), or NULL. */
-HZ_NO_COVERAGE static PyObject *sorted_list(PyObject *set)
+HZ_NO_COVERAGE PyObject *hz_asm_sorted_list(PyObject *set)
 {
     PyObject *l = PySequence_List(set);
     if (l != NULL && PyList_Sort(l) < 0)
         Py_CLEAR(l);
     return l;
+}
+
+/* The guess of the extra locals of each statement without a block (blk[k].cap NULL)
+ * into want[k] (a new sorted list): the names its text uses that some statement
+ * visibly binds (known holds the bound locals of the blocks found; the names the
+ * others' texts bind are added), but not the ones it binds itself, never a
+ * parameter or a declared global. Returns 0, or -1 with an exception. */
+HZ_NO_COVERAGE int hz_asm_guess_extras(const Piece *pc, int N, const Blk *blk, PyObject *known,
+                                       PyObject **want)
+{
+    int rc = -1;
+    PyObject **idents = calloc((size_t)N, sizeof *idents);
+    PyObject **assigned = calloc((size_t)N, sizeof *assigned);
+    PyObject *gl = NULL, *dummy = NULL, *rest = NULL;
+    if (idents == NULL || assigned == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int k = 0; k < N; k++) {
+        if (blk[k].cap != NULL)
+            continue;
+        const Span *st = &pc->cut->stmts[k];
+        idents[k] = PySet_New(NULL);
+        assigned[k] = PySet_New(NULL);
+        if (idents[k] == NULL || assigned[k] == NULL ||
+            hz_asm_names(pc->text + st->start, st->end - st->start, idents[k], assigned[k]) < 0 ||
+            _PySet_Update(known, assigned[k]) < 0)
+            goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pc->params); i++)
+        if (PySet_Discard(known, PyTuple_GET_ITEM(pc->params, i)) < 0)
+            goto done;
+    rest = Py_NewRef(known);
+    if (pc->cut->globals.n > 0) {
+        gl = PySet_New(NULL);
+        dummy = PySet_New(NULL);
+        if (gl == NULL || dummy == NULL ||
+            hz_asm_names(pc->cut->globals.p, pc->cut->globals.n, gl, dummy) < 0)
+            goto done;
+        Py_SETREF(rest, PyNumber_Subtract(known, gl));
+        if (rest == NULL)
+            goto done;
+    }
+    for (int k = 0; k < N; k++) {
+        if (blk[k].cap != NULL)
+            continue;
+        PyObject *g = PyNumber_And(idents[k], rest);
+        PyObject *e = g ? PyNumber_Subtract(g, assigned[k]) : NULL;
+        Py_XDECREF(g);
+        Py_XSETREF(want[k], e ? hz_asm_sorted_list(e) : NULL);
+        Py_XDECREF(e);
+        if (want[k] == NULL)
+            goto done;
+    }
+    rc = 0;
+done:
+    for (int k = 0; k < N; k++) {
+        if (idents != NULL)
+            Py_XDECREF(idents[k]);
+        if (assigned != NULL)
+            Py_XDECREF(assigned[k]);
+    }
+    free(idents);
+    free(assigned);
+    Py_XDECREF(gl);
+    Py_XDECREF(dummy);
+    Py_XDECREF(rest);
+    return rc;
+}
+
+/* With every statement's block in blk[0..N): the extras each needs, now that all
+ * bindings are known (the names it would read as globals that some statement
+ * binds), into want[k] (a new sorted list) where they are not the ones its block was
+ * made for (want[k] cleared elsewhere). Returns how many differ, or -1 with an
+ * exception. */
+HZ_NO_COVERAGE int hz_asm_needed_extras(int N, const Blk *blk, PyObject **want)
+{
+    PyObject *U = PySet_New(NULL);
+    if (U == NULL)
+        return -1;
+    int again = 0;
+    for (int k = 0; k < N; k++)
+        if (_PySet_Update(U, hz_asm_block(blk[k].cap)->bound) < 0)
+            goto fail;
+    for (int k = 0; k < N; k++) {
+        Py_CLEAR(want[k]);
+        HzBlock *b = hz_asm_block(blk[k].cap);
+        PyObject *e = PyNumber_And(b->g0, U);
+        PyObject *l = e ? hz_asm_sorted_list(e) : NULL;
+        Py_XDECREF(e);
+        if (l == NULL)
+            goto fail;
+        int same = PyObject_RichCompareBool(l, b->extras, Py_EQ);
+        if (same < 0) {
+            Py_DECREF(l);
+            goto fail;
+        }
+        if (same)
+            Py_DECREF(l);
+        else {
+            want[k] = l;
+            again++;
+        }
+    }
+    Py_DECREF(U);
+    return again;
+fail:
+    Py_DECREF(U);
+    return -1;
 }
 
 /* Fills blk[0..N): each statement's block, made for exactly the extra locals it
@@ -286,30 +430,18 @@ HZ_NO_COVERAGE int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *bl
 {
     int rc = -1, nmiss = 0, nseen = 0;
     PyObject **want = calloc((size_t)N, sizeof *want);
-    PyObject *known = PySet_New(NULL), *U = PySet_New(NULL);
-    PyObject **idents = calloc((size_t)N, sizeof *idents);
-    PyObject **assigned = calloc((size_t)N, sizeof *assigned);
-    if (want == NULL || known == NULL || U == NULL || idents == NULL || assigned == NULL) {
+    PyObject *known = PySet_New(NULL);
+    if (want == NULL || known == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
     }
     for (int k = 0; k < N; k++) {
         int wl;
-        block_text(pc, k, NULL, k < N - 1, &blk[k].key, &wl);
-        if (blk[k].key.failed) {
-            PyErr_NoMemory();
+        hz_asm_block_text(pc, k, NULL, k < N - 1, &blk[k].key, &wl);
+        if (hz_asm_blk_keys(&blk[k]) < 0)
             goto done;
-        }
-        blk[k].hash = hz_asm_fnv(blk[k].key.p, blk[k].key.n);
-        hz_asm_buf_add(&blk[k].mkey, blk[k].key.p, blk[k].key.n);
-        if (blk[k].mkey.failed) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        blk[k].out_num = hz_asm_mask_out(blk[k].mkey.p, blk[k].mkey.n);
-        blk[k].mhash = hz_asm_fnv(blk[k].mkey.p, blk[k].mkey.n);
-        if (find_block(a, &blk[k])) {
+        if (hz_asm_find_block(a, &blk[k])) {
             if (_PySet_Update(known, hz_asm_block(blk[k].cap)->bound) < 0)
                 goto done;
             continue;
@@ -336,75 +468,17 @@ HZ_NO_COVERAGE int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *bl
         goto done;
     }
     if (nmiss > 0) {
-        /* the guess: names the text uses that some statement visibly binds, but not
-         * the ones it binds itself, never a parameter or a declared global */
-        for (int k = 0; k < N; k++) {
-            if (blk[k].cap != NULL)
-                continue;
-            const Span *st = &pc->cut->stmts[k];
-            idents[k] = PySet_New(NULL);
-            assigned[k] = PySet_New(NULL);
-            if (idents[k] == NULL || assigned[k] == NULL ||
-                hz_asm_names(pc->text + st->start, st->end - st->start, idents[k],
-                             assigned[k]) < 0 ||
-                _PySet_Update(known, assigned[k]) < 0)
-                goto done;
-        }
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pc->params); i++)
-            if (PySet_Discard(known, PyTuple_GET_ITEM(pc->params, i)) < 0)
-                goto done;
-        if (pc->cut->globals.n > 0) {
-            PyObject *gl = PySet_New(NULL), *dummy = PySet_New(NULL);
-            int r = gl && dummy ? hz_asm_names(pc->cut->globals.p, pc->cut->globals.n, gl, dummy) : -1;
-            PyObject *rest = r == 0 ? PyNumber_Subtract(known, gl) : NULL;
-            Py_XDECREF(gl);
-            Py_XDECREF(dummy);
-            if (rest == NULL)
-                goto done;
-            Py_SETREF(known, rest);
-        }
-        for (int k = 0; k < N; k++) {
-            if (blk[k].cap != NULL)
-                continue;
-            PyObject *g = PyNumber_And(idents[k], known);
-            PyObject *e = g ? PyNumber_Subtract(g, assigned[k]) : NULL;
-            Py_XDECREF(g);
-            want[k] = e ? sorted_list(e) : NULL;
-            Py_XDECREF(e);
-            if (want[k] == NULL)
-                goto done;
-        }
+        if (hz_asm_guess_extras(pc, N, blk, known, want) < 0)
+            goto done;
         int r = compile_blocks(a, pc, N, blk, want);
         if (r != 0) {
             rc = r;
             goto done;
         }
     }
-    /* the extras each statement needs, now that all bindings are known */
-    for (int k = 0; k < N; k++)
-        if (_PySet_Update(U, hz_asm_block(blk[k].cap)->bound) < 0)
-            goto done;
-    int again = 0;
-    for (int k = 0; k < N; k++) {
-        Py_CLEAR(want[k]);
-        HzBlock *b = hz_asm_block(blk[k].cap);
-        PyObject *e = PyNumber_And(b->g0, U);
-        PyObject *l = e ? sorted_list(e) : NULL;
-        Py_XDECREF(e);
-        if (l == NULL)
-            goto done;
-        int same = PyObject_RichCompareBool(l, b->extras, Py_EQ);
-        if (same < 0) {
-            Py_DECREF(l);
-            goto done;
-        }
-        if (same)
-            Py_DECREF(l);
-        else {
-            want[k] = l;
-            again++;
-        }
-    }
+    int again = hz_asm_needed_extras(N, blk, want);
+    if (again < 0)
+        goto done;
     if (again > 0) {
         a->stats.recompiles += (unsigned long)again;
         int r = compile_blocks(a, pc, N, blk, want);
@@ -415,19 +489,10 @@ HZ_NO_COVERAGE int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *bl
     }
     rc = 0;
 done:
-    for (int k = 0; k < N; k++) {
-        if (want != NULL)
-            Py_XDECREF(want[k]);
-        if (idents != NULL)
-            Py_XDECREF(idents[k]);
-        if (assigned != NULL)
-            Py_XDECREF(assigned[k]);
-    }
+    for (int k = 0; want != NULL && k < N; k++)
+        Py_XDECREF(want[k]);
     free(want);
-    free(idents);
-    free(assigned);
     Py_XDECREF(known);
-    Py_XDECREF(U);
     return rc;
 }
 
@@ -477,7 +542,7 @@ HZ_NO_COVERAGE PyObject *hz_asm_compile_whole(HzAssembler *a, const Piece *pc, i
         if (caps[k] == NULL)
             continue;
         Py_XSETREF(blk[k].cap, caps[k]);
-        store_block(a, &blk[k]);
+        hz_asm_store_block(a, &blk[k]);
         a->stats.cut_out++;
     }
     free(lines);

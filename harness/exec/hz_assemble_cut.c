@@ -77,7 +77,7 @@ HZ_NO_COVERAGE static bool ident_char(char c)
 HZ_NO_COVERAGE static bool starts_word(const char *s, const char *end, const char *word)
 {
     size_t n = strlen(word);
-    return (size_t)(end - s) > n && memcmp(s, word, n) == 0 && !ident_char(s[n]);
+    return (size_t)(end - s) > n && hz_asm_same(s, word, n) && !ident_char(s[n]);
 }
 
 /* Length of a string prefix + opening quote at s (0: no string starts there). */
@@ -341,7 +341,7 @@ HZ_NO_COVERAGE static bool prev_word(const char *text, size_t at, const char *wo
     size_t n = strlen(word), j = at;
     while (j > 0 && text[j - 1] == ' ')
         j--;
-    return j >= n && memcmp(text + j - n, word, n) == 0 && (j == n || !ident_char(text[j - n - 1]));
+    return j >= n && hz_asm_same(text + j - n, word, n) && (j == n || !ident_char(text[j - n - 1]));
 }
 
 /* Where the string literal at text[i] (its prefix and quote q characters) ends: the
@@ -410,8 +410,10 @@ HZ_NO_COVERAGE long hz_asm_mask_out(char *text, size_t n)
     int sites = 0;
     long num = -1;
     size_t i = 0, s;
+    if (hz_asm_find(text, n, "out[", 4) == NULL)   /* most statements: no scan */
+        return -1;
     while (next_name(text, n, &i, &s)) {
-        if (i - s != 3 || memcmp(text + s, "out", 3) != 0 || after_dot(text, s) ||
+        if (i - s != 3 || !hz_asm_same(text + s, "out", 3) || after_dot(text, s) ||
             i >= n || text[i] != '[')
             continue;
         size_t d = i + 1, e = d;

@@ -116,6 +116,9 @@ typedef struct {
 } HzBlock;
 
 HzBlock *hz_asm_block(PyObject *capsule);   /* borrowed from the capsule */
+/* A new capsule owning b (its arrays cut to size; b freed with it), or NULL (b
+ * freed) with an exception. */
+PyObject *hz_asm_block_capsule(HzBlock *b);
 
 /* The block of a wrapper's code co (its statement at line wline, nlines lines; extras
  * it was compiled with, or NULL; last: without sentinel, cg_end then where its
@@ -156,10 +159,17 @@ typedef struct {
     size_t len;
     PyObject *code;    /* owned: a block (capsule, hz_assemble_int.h), or a module code:
                         * a stub's, or a wrapper's for a last statement's constants */
+    unsigned long used;   /* template slots: the lookup count when last found or stored */
 } Slot;
+
+/* Statement templates kept (hz_assemble_template.c), in sets of two, least recently
+ * used out: apart from the blocks, whose one-per-statement-text entries would evict
+ * them (a 3,000-exec loop compiled 2,018 templates of 800 shapes that way). */
+#define HZ_TEMPLATE_BLOCK_SETS 4096
 
 struct HzAssembler {
     Slot slots[HZ_BLOCK_SLOTS];
+    Slot tslots[2 * HZ_TEMPLATE_BLOCK_SETS];
     uint64_t seen[HZ_SEEN_SLOTS];
     HzAssembleStats stats;
     const char *refusal;
@@ -169,8 +179,14 @@ struct HzAssembler {
 };
 
 uint64_t hz_asm_fnv(const char *s, size_t n);
+bool hz_asm_same(const char *a, const char *b, size_t n);   /* memcmp == 0, not intercepted */
+const char *hz_asm_find(const char *hay, size_t n, const char *needle, size_t m);   /* memmem */
 /* The slot holding key (counted as a lookup), or NULL. */
 Slot *hz_asm_slot_find(HzAssembler *a, const char *key, size_t len, uint64_t h);
+/* The same for the template slots: the slot holding key, or NULL; and the slot to
+ * store key in (the less recently used of its set, emptied and keyed), or NULL. */
+Slot *hz_asm_tslot_find(HzAssembler *a, const char *key, size_t len, uint64_t h);
+Slot *hz_asm_tslot_put(HzAssembler *a, const char *key, size_t len, uint64_t h);
 /* key's slot emptied and keyed (its former entry evicted), or NULL on out-of-memory. */
 Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h);
 /* A new reference to the code of src (padded with pad newlines) cached by key: a
@@ -201,9 +217,35 @@ typedef struct {
 } Blk;
 
 void hz_asm_blk_clear(Blk *b);
+/* b's hash, masked key, its hash and out_num from b->key (hz_asm_mask_out); 0, or
+ * -1 with an exception. */
+int hz_asm_blk_keys(Blk *b);
+/* b->cap from the cache: under the masked key (b->out_value set when the block was
+ * made for another out[N]) or the exact one; false when neither is there. */
+bool hz_asm_find_block(HzAssembler *a, Blk *b);
+/* b->cap, made for this statement's own text, into the cache (under the masked key
+ * when its out[N] constant can be replaced). */
+void hz_asm_store_block(HzAssembler *a, Blk *b);
 /* Fills blk[0..N) (see hz_assemble_blocks.c); 0, 1 to refuse (a->refusal set), 2 to
  * compile the piece whole (hz_asm_compile_whole), -1 with an exception. */
 int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *blk);
+/* Writes the wrapper of statement k (extras: a list of str, or NULL; sentinel: all
+ * but the last) into b; *wline = the statement's first line there. */
+void hz_asm_block_text(const Piece *pc, int k, PyObject *extras, bool sentinel, Buf *b,
+                       int *wline);
+PyObject *hz_asm_sorted_list(PyObject *set);   /* a new sorted list of set's items, or NULL */
+/* The guess of the extras of the statements without a block, and the extras each
+ * needs once all blocks are in (hz_assemble_blocks.c says how). */
+int hz_asm_guess_extras(const Piece *pc, int N, const Blk *blk, PyObject *known, PyObject **want);
+int hz_asm_needed_extras(int N, const Blk *blk, PyObject **want);
+bool hz_asm_has_tuples(PyCodeObject *co);
+Py_ssize_t hz_asm_cg_end(const char **refusal, PyCodeObject *co, PyCodeObject *co2);
+/* Fills blk[0..N) from statement templates (hz_assemble_template.c); 0, 1 to
+ * refuse (a->refusal set), -1 with an exception. */
+int hz_asm_gather_templated(HzAssembler *a, const Piece *pc, int N, Blk *blk);
+/* Fewer statements: the templated route refuses the piece (its whole-piece template
+ * serves it). A function of the text, as the route must be. */
+#define HZ_TEMPLATED_MIN_STMTS 3
 /* The piece compiled whole at line, a new reference, its blocks cut out into the
  * cache (fn_at: the function's index in the module's constants); NULL with the
  * compile's exception. */

@@ -68,7 +68,7 @@ HZ_NO_COVERAGE Py_ssize_t hz_asm_mark_index(PyCodeObject *co)
         Py_ssize_t len;
         const char *u;
         if (PyUnicode_CheckExact(c) && PyUnicode_GET_LENGTH(c) == 7 &&
-            (u = PyUnicode_AsUTF8AndSize(c, &len)) != NULL && len == 7 && memcmp(u, MARK, 7) == 0)
+            (u = PyUnicode_AsUTF8AndSize(c, &len)) != NULL && len == 7 && hz_asm_same(u, MARK, 7))
             return i;
     }
     return -1;
@@ -139,7 +139,7 @@ HZ_NO_COVERAGE static void block_free(PyObject *cap)
 
 /* A new capsule owning b (freed with it), or NULL (b freed) with an exception. Its
  * arrays are cut to their size first: thousands of blocks stay cached. */
-HZ_NO_COVERAGE static PyObject *block_capsule(HzBlock *b)
+HZ_NO_COVERAGE PyObject *hz_asm_block_capsule(HzBlock *b)
 {
     if (b->bc.n > 0 && b->bc.n < b->bc.cap) {
         HzInstr *p = realloc(b->bc.ins, (size_t)b->bc.n * sizeof *p);
@@ -464,12 +464,12 @@ done:
     Py_XDECREF(ll);
     if (rc != 0) {
         if (b != NULL) {
-            PyObject *cap = block_capsule(b);   /* frees b */
+            PyObject *cap = hz_asm_block_capsule(b);   /* frees b */
             Py_XDECREF(cap);
         }
         return NULL;
     }
-    return block_capsule(b);
+    return hz_asm_block_capsule(b);
 }
 
 /* The most stack block b uses, starting empty, as compile.c's stackdepth counts it:
@@ -708,7 +708,7 @@ HZ_NO_COVERAGE int hz_asm_blocks_from_whole(PyCodeObject *fn, const int *lines, 
         b->consts = take_tuple(cl);
         b->names = take_tuple(nl);
         b->lnames = take_tuple(ll);
-        PyObject *cap = block_capsule(b);   /* owns b from here */
+        PyObject *cap = hz_asm_block_capsule(b);   /* owns b from here */
         if (fail || cap == NULL || b->consts == NULL || b->names == NULL || b->lnames == NULL ||
             block_facts(b, 0, params) < 0 || (b->extras = block_extras(b, U)) == NULL) {
             Py_XDECREF(cap);

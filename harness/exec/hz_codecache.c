@@ -9,6 +9,7 @@
  * has the piece, as it already served the three runs of one input. */
 #include "hz_codecache.h"
 #include "hz_assemble.h"
+#include "hz_assemble_int.h"   /* hz_asm_same */
 #include "hz_template.h"
 
 #include <stdbool.h>
@@ -48,6 +49,7 @@ struct HzCodeCache {
     HzCodeCacheStats stats;
     HzAssembler *assembler;   /* NULL: TRACEFUZZ_ASSEMBLE=0 */
     HzTemplates *templates;   /* NULL: TRACEFUZZ_TEMPLATES=0 */
+    HzAssembler *tassembler;  /* def pieces from statement templates; NULL: off */
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)
@@ -81,7 +83,7 @@ HZ_NO_COVERAGE static PyObject *entry_find(const Entry *e, uint64_t h, int line,
                             const char *filename)
 {
     if (e->code == NULL || e->hash != h || e->line != line || e->len != n ||
-        memcmp(e->text, text, n) != 0 || strcmp(e->filename, filename) != 0)
+        !hz_asm_same(e->text, text, n) || strcmp(e->filename, filename) != 0)
         return NULL;
     return e->code;
 }
@@ -119,6 +121,9 @@ HZ_NO_COVERAGE HzCodeCache *hz_codecache_new(void)
     const char *tenv = getenv("TRACEFUZZ_TEMPLATES");
     if (tenv == NULL || strcmp(tenv, "0") != 0)
         c->templates = hz_templates_new();
+    /* TRACEFUZZ_TEMPLATES=1: whole-piece templates only (def pieces too) */
+    if (c->templates != NULL && (tenv == NULL || strcmp(tenv, "1") != 0))
+        c->tassembler = hz_assembler_new();
     return c;
 }
 
@@ -131,6 +136,7 @@ HZ_NO_COVERAGE void hz_codecache_free(HzCodeCache *c)
     for (int i = 0; i < HZ_PIECE_SLOTS; i++)
         entry_clear(&c->pieces[i]);
     hz_assembler_free(c->assembler);
+    hz_assembler_free(c->tassembler);
     hz_templates_free(c->templates);
     free(c);
 }
@@ -161,6 +167,19 @@ HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
         s.tmpl_refused = t.refused;
         s.cpu_tmpl_compile = t.cpu_compile;
         s.cpu_tmpl_instantiate = t.cpu_instantiate;
+    }
+    if (c->tassembler != NULL) {
+        HzAssembleStats a = hz_assembler_stats(c->tassembler);
+        s.stmpl_pieces = a.pieces;
+        s.stmpl_assembled = a.assembled;
+        s.stmpl_lookups = a.blocks;
+        s.stmpl_hits = a.block_hits;
+        s.stmpl_compiles = a.wrappers;
+        s.stmpl_instances = a.instances;
+        s.stmpl_recompiles = a.recompiles;
+        s.cpu_stmpl_assembled = a.cpu_assembled;
+        s.cpu_stmpl_refused = a.cpu_refused;
+        s.cpu_stmpl_compile = a.cpu_wrappers;
     }
     return s;
 }
@@ -336,7 +355,13 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
         else {
             code = NULL;
             bool def = is_def_piece(text, source + end);
-            if (c->templates != NULL && !exact) {
+            if (c->tassembler != NULL && def && !exact) {
+                /* before the whole-piece template, never after it: the route is the text's */
+                code = hz_assemble_piece_templated(c->tassembler, text, end - start, filename);
+                if (code == NULL)
+                    PyErr_Clear();   /* out of memory there: the compile may still do */
+            }
+            if (c->templates != NULL && !exact && code == NULL) {
                 code = hz_templates_code(c->templates, text, end - start, filename);
                 if (code == NULL)
                     PyErr_Clear();   /* out of memory there: the compile may still do */

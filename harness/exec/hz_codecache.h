@@ -24,9 +24,11 @@
  * (read by hz_codecache_new; 2: small pieces too, for the tests); by default def
  * pieces are compiled whole.
  *
- * A lookup that does not ask for exact lines (the fast protocol's) takes a piece's
- * code from the template of its shape (hz_template.h: the piece's code up to layout)
- * unless TRACEFUZZ_TEMPLATES=0; exact lookups compile as written. The two kinds of
+ * A lookup that does not ask for exact lines (the fast protocol's) takes a def
+ * piece's code assembled from statement templates (hz_assemble_piece_templated) and
+ * any other piece's (or a def piece that route refuses) from the template of its
+ * shape (hz_template.h: the piece's code up to layout), unless TRACEFUZZ_TEMPLATES=0
+ * (no templates) or 1 (whole-piece templates only); exact lookups compile as written. The two kinds of
  * lookup keep apart entries, so what the fast protocol runs for a text does not
  * depend on the exact runs before it. */
 #ifndef HZ_CODECACHE_H
@@ -66,6 +68,12 @@ typedef struct {
      * templates, and abstracting and instantiating */
     unsigned long tmpl_lookups, tmpl_hits, tmpl_compiles, tmpl_refused;
     double cpu_tmpl_compile, cpu_tmpl_instantiate;
+    /* def pieces offered to the statement templates (hz_assemble_piece_templated),
+     * assembled; their cache lookups (statements, templates, stubs) and hits,
+     * statement templates compiled; CPU seconds assembling, refusing, compiling */
+    unsigned long stmpl_pieces, stmpl_assembled, stmpl_lookups, stmpl_hits, stmpl_compiles;
+    unsigned long stmpl_instances, stmpl_recompiles;   /* blocks instantiated; for other extras */
+    double cpu_stmpl_assembled, cpu_stmpl_refused, cpu_stmpl_compile;
 } HzCodeCacheStats;
 
 /* Never returns NULL (aborts on out-of-memory). CPython must be initialised for

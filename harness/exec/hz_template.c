@@ -73,13 +73,8 @@ HZ_NO_COVERAGE const char *hz_templates_last_refusal(const HzTemplates *t)
 
 /* ---- the mapping ---- */
 
-typedef struct {
-    PyObject **obj[3];   /* per HzPlaceholderKind, by number: owned */
-    int n[3];
-    bool failed;         /* a string held a placeholder that does not map */
-} Map;
 
-HZ_NO_COVERAGE static void map_clear(Map *m)
+HZ_NO_COVERAGE void hz_placeholders_clear(HzPlaceholderMap *m)
 {
     for (int k = 0; k < 3; k++) {
         for (int i = 0; m->obj[k] != NULL && i < m->n[k]; i++)
@@ -88,9 +83,7 @@ HZ_NO_COVERAGE static void map_clear(Map *m)
     }
 }
 
-/* Fills m with the piece's values; 0, or -1 (an exception set, or none when a
- * string is not UTF-8: no template then). */
-HZ_NO_COVERAGE static int map_init(Map *m, const HzAbstract *a)
+HZ_NO_COVERAGE int hz_placeholders_init(HzPlaceholderMap *m, const HzAbstract *a)
 {
     memset(m, 0, sizeof *m);
     m->n[HZ_PH_NAME] = a->nnames;
@@ -132,7 +125,7 @@ HZ_NO_COVERAGE static int map_init(Map *m, const HzAbstract *a)
 }
 
 /* The placeholder s[0..n) spells ("_tfN12_", "_tfS3_"): its value (borrowed), or NULL. */
-HZ_NO_COVERAGE static PyObject *placeholder_value(const Map *m, const char *s, Py_ssize_t n)
+HZ_NO_COVERAGE static PyObject *placeholder_value(const HzPlaceholderMap *m, const char *s, Py_ssize_t n)
 {
     if (n < 6 || s[0] != '_' || s[1] != 't' || s[2] != 'f' || s[n - 1] != '_')
         return NULL;
@@ -150,16 +143,13 @@ HZ_NO_COVERAGE static PyObject *placeholder_value(const Map *m, const char *s, P
 
 HZ_NO_COVERAGE static bool holds_prefix(const char *s, Py_ssize_t n)
 {
-    for (Py_ssize_t i = 0; i + 2 < n; i++)
-        if (s[i] == '_' && s[i + 1] == 't' && s[i + 2] == 'f')
-            return true;
-    return false;
+    return hz_spells_placeholder(s, (size_t)n);
 }
 
 /* A new reference to str s mapped: a placeholder to its value, a dotted name part by
  * part; anything else as it is (m->failed when it still holds the prefix). NULL
  * with an exception on error. */
-HZ_NO_COVERAGE static PyObject *map_str(Map *m, PyObject *s)
+HZ_NO_COVERAGE static PyObject *map_str(HzPlaceholderMap *m, PyObject *s)
 {
     Py_ssize_t n;
     const char *u = PyUnicode_AsUTF8AndSize(s, &n);
@@ -212,10 +202,9 @@ HZ_NO_COVERAGE static PyObject *map_str(Map *m, PyObject *s)
     return r;
 }
 
-HZ_NO_COVERAGE static PyObject *instantiate(Map *m, PyCodeObject *co);
+HZ_NO_COVERAGE static PyObject *instantiate(HzPlaceholderMap *m, PyCodeObject *co);
 
-/* A new reference to constant c mapped (see the file's comment), or NULL. */
-HZ_NO_COVERAGE static PyObject *map_const(Map *m, PyObject *c)
+HZ_NO_COVERAGE PyObject *hz_placeholders_map(HzPlaceholderMap *m, PyObject *c)
 {
     if (PyUnicode_CheckExact(c))
         return map_str(m, c);
@@ -238,7 +227,7 @@ HZ_NO_COVERAGE static PyObject *map_const(Map *m, PyObject *c)
             return NULL;
         bool changed = false;
         for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *e = map_const(m, PyTuple_GET_ITEM(c, i));
+            PyObject *e = hz_placeholders_map(m, PyTuple_GET_ITEM(c, i));
             if (e == NULL) {
                 Py_DECREF(t);
                 return NULL;
@@ -254,7 +243,7 @@ HZ_NO_COVERAGE static PyObject *map_const(Map *m, PyObject *c)
     }
     if (PyFrozenSet_CheckExact(c)) {
         PyObject *items = PySequence_Tuple(c);
-        PyObject *mapped = items ? map_const(m, items) : NULL;
+        PyObject *mapped = items ? hz_placeholders_map(m, items) : NULL;
         Py_XDECREF(items);
         if (mapped == NULL)
             return NULL;
@@ -268,11 +257,11 @@ HZ_NO_COVERAGE static PyObject *map_const(Map *m, PyObject *c)
 }
 
 /* A new reference to a tuple of str names mapped, or NULL. Steals names. */
-HZ_NO_COVERAGE static PyObject *map_names(Map *m, PyObject *names)
+HZ_NO_COVERAGE static PyObject *map_names(HzPlaceholderMap *m, PyObject *names)
 {
     if (names == NULL)
         return NULL;
-    PyObject *r = map_const(m, names);
+    PyObject *r = hz_placeholders_map(m, names);
     Py_DECREF(names);
     return r;
 }
@@ -320,10 +309,10 @@ done:
 }
 
 /* A new reference to code co with every name and constant mapped, or NULL. */
-HZ_NO_COVERAGE static PyObject *instantiate(Map *m, PyCodeObject *co)
+HZ_NO_COVERAGE static PyObject *instantiate(HzPlaceholderMap *m, PyCodeObject *co)
 {
     CodeParts p = {0};
-    if ((p.consts = map_const(m, co->co_consts)) != NULL &&
+    if ((p.consts = hz_placeholders_map(m, co->co_consts)) != NULL &&
         (p.names = map_names(m, Py_NewRef(co->co_names))) != NULL &&
         (p.varnames = map_names(m, PyCode_GetVarnames(co))) != NULL &&
         (p.cellvars = map_names(m, PyCode_GetCellvars(co))) != NULL &&
@@ -394,7 +383,7 @@ HZ_NO_COVERAGE static PyObject *piece_code(HzTemplates *t, const char *text, siz
                                            const char *filename)
 {
     HzAbstract a;
-    Map m;
+    HzPlaceholderMap m;
     memset(&m, 0, sizeof m);
     PyObject *r = NULL;
     if (hz_abstract(text, n, &a, &t->refusal) < 0)
@@ -406,7 +395,7 @@ HZ_NO_COVERAGE static PyObject *piece_code(HzTemplates *t, const char *text, siz
         t->refusal = "the template does not compile";
         goto done;
     }
-    if (map_init(&m, &a) < 0) {
+    if (hz_placeholders_init(&m, &a) < 0) {
         if (!PyErr_Occurred())
             t->refusal = "a string that is not UTF-8";
         goto done;
@@ -421,7 +410,7 @@ done:
         PyErr_Clear();   /* anything but out-of-memory: no template, the piece is compiled */
         t->refusal = "an error while instantiating";
     }
-    map_clear(&m);
+    hz_placeholders_clear(&m);
     hz_abstract_clear(&a);
     return r;
 }

@@ -60,6 +60,12 @@ typedef struct {
 int hz_abstract(const char *text, size_t n, HzAbstract *a, const char **refusal);
 void hz_abstract_clear(HzAbstract *a);
 
+/* Whether s[0..n) spells the start of a placeholder (`_tfN` or `_tfS` and a digit):
+ * such a piece is refused, and a string holding one after mapping means the
+ * compiler cut or joined a placeholder. The assembler's own `__tf_stmt__` names do
+ * not: its statement wrappers are abstracted too (hz_assemble_template.c). */
+bool hz_spells_placeholder(const char *s, size_t n);
+
 /* A def member of a class piece: what the skeleton route (hz_template.c) cuts. */
 typedef struct {
     size_t line;   /* offset of its def line (from the line's start, indentation included) */
@@ -74,6 +80,24 @@ typedef struct {
 int hz_class_members(const char *text, size_t n, HzClassMember *m, int cap);
 
 /* ---- the templates (hz_template.c) ---- */
+
+/* The values of a piece's placeholders, to map a template's objects back to them. */
+typedef struct {
+    PyObject **obj[3];   /* per HzPlaceholderKind, by number: owned */
+    int n[3];
+    bool failed;         /* a string held a placeholder that does not map */
+} HzPlaceholderMap;
+
+/* Fills m with a's values; 0, or -1 (an exception set, or none when a string is not
+ * UTF-8: no template then). m is to be cleared either way. */
+int hz_placeholders_init(HzPlaceholderMap *m, const HzAbstract *a);
+void hz_placeholders_clear(HzPlaceholderMap *m);
+/* A new reference to v mapped: a placeholder string or integer to its value, the
+ * negation of an integer placeholder to the negated value, tuples, frozensets and
+ * code objects recursively (names, qualified names), anything else as it is (see
+ * hz_template.c); m->failed when a string still spells a placeholder. NULL with an
+ * exception on error. */
+PyObject *hz_placeholders_map(HzPlaceholderMap *m, PyObject *v);
 
 typedef struct HzTemplates HzTemplates;
 

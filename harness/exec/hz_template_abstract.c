@@ -444,14 +444,21 @@ HZ_NO_COVERAGE void hz_abstract_clear(HzAbstract *a)
     memset(a, 0, sizeof *a);
 }
 
+HZ_NO_COVERAGE bool hz_spells_placeholder(const char *s, size_t n)
+{
+    for (const char *p = s, *end = s + n; end - p > 4 && (p = memchr(p, '_', (size_t)(end - p - 4))) != NULL; p++)
+        if (p[1] == 't' && p[2] == 'f' && (p[3] == 'N' || p[3] == 'S') && p[4] >= '0' && p[4] <= '9')
+            return true;
+    return false;
+}
+
 HZ_NO_COVERAGE int hz_abstract(const char *text, size_t n, HzAbstract *a, const char **refusal)
 {
     memset(a, 0, sizeof *a);
-    for (size_t i = 0; i + 2 < n; i++)
-        if (text[i] == '_' && text[i + 1] == 't' && text[i + 2] == 'f') {
-            *refusal = "the piece spells a placeholder's prefix";
-            return -1;
-        }
+    if (hz_spells_placeholder(text, n)) {
+        *refusal = "the piece spells a placeholder's prefix";
+        return -1;
+    }
     Toks ts = {0};
     if (scan(text, n, &ts, refusal) < 0) {
         free(ts.t);

@@ -16,7 +16,14 @@
  *   semantic    generated programs through the fast protocol (builtin, and builtin
  *               with four faults), templates on and off: the same verdicts and
  *               signatures
+ *   statements  every def piece of COUNT generated programs (argv[2], default 1000) and
+ *               of the hand-written pieces, assembled from statement templates
+ *               (hz_assemble_piece_templated), runs the code its own compile runs
+ *               (as `equivalent` compares); and its code is the same object value
+ *               (lines, columns, constants) whether the assembler was warm or cold:
+ *               the route and the result are the text's, not the cache's
  *   no_leak     rounds of instantiating leak no Python objects */
+#include "hz_assemble.h"
 #include "hz_codecache.h"
 #include "hz_embed.h"
 #include "hz_mutate.h"
@@ -247,7 +254,8 @@ static int test_refused(void)
 {
     static const char *const must_refuse[] = {
         "class K:\n    def m(self):\n        return self.__secret\n",   /* mangled */
-        "def f():\n    return _tf_x\n",                         /* the placeholders' prefix */
+        "def f():\n    return _tfN1_\n",                       /* a placeholder's spelling */
+        "def f():\n    return '_tfS0_'\n",
         "def f():\n    return 'caf\xc3\xa9' + \xc3\xa9t\xc3\xa9\n",   /* a non-ASCII name */
         "def f(:\n",                                            /* not Python */
         "def f():\n    return 'open\n",
@@ -266,6 +274,7 @@ static int test_refused(void)
         "def f():\n    return 7 - 2, 7 * 2, -7, 'a' 'b', 'ab' * 2, 'abc'[2], (3, 4)[1], 'x' % 'y'\n",
         "def f(x):\n    return x if 0 else '', not 5\n",
         "def f(self, name):\n    raise AttributeError(f\"{type(self).__name__!r} has no {name!r}\" + 'x')\n",
+        "def _tf_f(_tf):\n    return _tf.__tf_x__, '_tf'\n",   /* the prefix alone is a name */
         NULL,
     };
     Counts c = {0};
@@ -273,9 +282,153 @@ static int test_refused(void)
         check_source(t, "kept", kept[i], &c);
     CHECK(c.served == c.pieces && c.differ == 0, "%lu of %lu kept cases served, %lu differ",
           c.served, c.pieces, c.differ);
-    printf("refused: %d cases refused; literals kept: %lu of %lu served and equal\n", 5,
+    printf("refused: %d cases refused; literals kept: %lu of %lu served and equal\n", 6,
            c.equal, c.pieces);
     hz_templates_free(t);
+    return 0;
+}
+
+/* The def pieces of source assembled from statement templates by a (warm) and by a
+ * fresh assembler every 8th piece (cold), each compared with its own compile. */
+static void check_statements(HzAssembler *a, const char *label, const char *source, Counts *c,
+                             unsigned long *cold_checked)
+{
+    size_t starts[256];
+    int n = hz_codecache_cut(source, starts, 256);
+    if (n > 256)
+        n = 256;
+    size_t len = strlen(source);
+    for (int i = 0; i < n; i++) {
+        size_t start = starts[i], end = i + 1 < n ? starts[i + 1] : len;
+        if (strncmp(source + start, "def ", 4) != 0 && source[start] != '@')
+            continue;
+        char *piece = strndup(source + start, end - start);
+        REQUIRE(piece != NULL, "strndup");
+        c->pieces++;
+        PyObject *want = Py_CompileStringExFlags(piece, "<tfprog>", Py_file_input, NULL, 0);
+        PyErr_Clear();
+        PyObject *got = hz_assemble_piece_templated(a, piece, end - start, "<tfprog>");
+        REQUIRE(!PyErr_Occurred(), "%s: an error assembling", label);
+        if (got == NULL) {
+            c->refused++;
+            count_refusal(c, hz_assembler_last_refusal(a));
+        }
+        else if (want == NULL) {
+            c->differ++;
+            CHECK(0, "%s: piece %d does not compile, but was assembled:\n%s", label, i, piece);
+        }
+        else {
+            c->served++;
+            PyObject *nw = norm(want), *ng = norm(got);
+            REQUIRE(nw != NULL && ng != NULL, "norm");
+            if (PyObject_RichCompareBool(nw, ng, Py_EQ) == 1)
+                c->equal++;
+            else if (++c->differ <= 3) {
+                PyObject *rw = PyObject_Repr(nw), *rg = PyObject_Repr(ng);
+                CHECK(0, "%s: piece %d runs other code than its compile:\n%s\n--- compile:\n%s\n--- assembled:\n%s",
+                      label, i, piece, rw ? PyUnicode_AsUTF8(rw) : "?", rg ? PyUnicode_AsUTF8(rg) : "?");
+                Py_XDECREF(rw);
+                Py_XDECREF(rg);
+            }
+            Py_DECREF(nw);
+            Py_DECREF(ng);
+            if (c->pieces % 8 == 0) {
+                HzAssembler *cold = hz_assembler_new();
+                PyObject *again = hz_assemble_piece_templated(cold, piece, end - start, "<tfprog>");
+                REQUIRE(again != NULL, "%s: a cold assembler refused piece %d (%s)", label, i,
+                        hz_assembler_last_refusal(cold));
+                PyObject *fw = PyTuple_GET_ITEM(((PyCodeObject *)got)->co_consts, 0);
+                PyObject *fc = PyTuple_GET_ITEM(((PyCodeObject *)again)->co_consts, 0);
+                int same = PyObject_RichCompareBool(got, again, Py_EQ) == 1 &&
+                           PyObject_RichCompareBool(fw, fc, Py_EQ) == 1;
+                for (Py_ssize_t j = 0; same && j < PyTuple_GET_SIZE(((PyCodeObject *)got)->co_consts); j++) {
+                    PyObject *x = PyTuple_GET_ITEM(((PyCodeObject *)got)->co_consts, j);
+                    PyObject *y = PyTuple_GET_ITEM(((PyCodeObject *)again)->co_consts, j);
+                    if (PyCode_Check(x)) {   /* code equality leaves out the columns */
+                        PyObject *px = PyObject_CallMethod(x, "co_positions", NULL);
+                        PyObject *py = PyObject_CallMethod(y, "co_positions", NULL);
+                        PyObject *lx = px ? PySequence_List(px) : NULL;
+                        PyObject *ly = py ? PySequence_List(py) : NULL;
+                        same = lx && ly && PyObject_RichCompareBool(lx, ly, Py_EQ) == 1;
+                        Py_XDECREF(px);
+                        Py_XDECREF(py);
+                        Py_XDECREF(lx);
+                        Py_XDECREF(ly);
+                    }
+                }
+                CHECK(same, "%s: piece %d assembled warm and cold differs:\n%s", label, i, piece);
+                if (!same) {   /* what differs: the two functions and their constants */
+                    PyObject *d = PyImport_ImportModule("dis");
+                    PyObject_CallMethod(d, "dis", "O", fw);
+                    PyObject_CallMethod(d, "dis", "O", fc);
+                    PyObject *r1 = PyObject_Repr(((PyCodeObject *)fw)->co_consts), *r2 = PyObject_Repr(((PyCodeObject *)fc)->co_consts);
+                    printf("warm consts %s\ncold consts %s\n", PyUnicode_AsUTF8(r1), PyUnicode_AsUTF8(r2));
+                    fflush(stdout);
+                }
+                (*cold_checked)++;
+                Py_DECREF(again);
+                hz_assembler_free(cold);
+            }
+        }
+        Py_XDECREF(want);
+        Py_XDECREF(got);
+        free(piece);
+    }
+}
+
+static int test_statements(unsigned long count)
+{
+    HzAssembler *a = hz_assembler_new();
+    Counts c = {0};
+    unsigned long cold = 0;
+    for (int i = 0; hand[i] != NULL; i++)
+        check_statements(a, "hand-written", hand[i], &c, &cold);
+    uint8_t cur[4096], next[4096];
+    size_t n = 96;
+    for (size_t i = 0; i < n; i++)
+        cur[i] = (uint8_t)(i * 29 + 3);
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    for (unsigned long k = 0; k < count; k++) {
+        HzProgram *p;
+        if (k % 2 == 0) {   /* random programs */
+            uint8_t buf[512];
+            size_t len = 64 + (size_t)(k % 448);
+            for (size_t i = 0; i < len; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                buf[i] = (uint8_t)x;
+            }
+            p = hz_decode(buf, len);
+        }
+        else {   /* a mutation chain */
+            size_t m = hz_mutate_bytes(cur, n, next, sizeof next, 9000 + k);
+            if (m > 0 && m < 600) {
+                memcpy(cur, next, m);
+                n = m;
+            }
+            p = hz_decode(cur, n);
+        }
+        HzEmitOptions eo = {.no_main = k % 4 == 1};
+        char *src = hz_emit(p, &eo);
+        hz_program_free(p);
+        char label[32];
+        snprintf(label, sizeof label, "program %lu", k);
+        check_statements(a, label, src, &c, &cold);
+        free(src);
+    }
+    HzAssembleStats st = hz_assembler_stats(a);
+    printf("statements: %lu def pieces, %lu assembled (%lu equal, %lu differ), %lu refused; "
+           "%lu compared warm and cold; %lu of %lu lookups hit, %lu statement templates "
+           "compiled\n", c.pieces, c.served, c.equal, c.differ, c.refused, cold, st.block_hits,
+           st.blocks, st.wrappers);
+    for (int i = 0; i < 8 && c.why[i] != NULL; i++)
+        printf("  refused %lu: %s\n", c.why_n[i], c.why[i]);
+    CHECK(c.differ == 0, "%lu pieces run other code than their compile", c.differ);
+    CHECK(c.served >= c.pieces / 3, "only %lu of %lu def pieces assembled", c.served, c.pieces);
+    CHECK(cold > 20, "only %lu pieces compared warm and cold", cold);
+    CHECK(st.block_hits >= st.blocks / 2, "only %lu of %lu lookups hit", st.block_hits, st.blocks);
+    hz_assembler_free(a);
     return 0;
 }
 
@@ -369,7 +522,7 @@ static int test_no_leak(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: hz_template_test equivalent [COUNT]|refused|semantic [COUNT]|no_leak\n");
+        fprintf(stderr, "usage: hz_template_test equivalent [COUNT]|refused|semantic [COUNT]|statements [COUNT]|no_leak\n");
         return 2;
     }
     char err[512];
@@ -392,6 +545,8 @@ int main(int argc, char **argv)
                 "set_faults");
         semantic_target("builtin", count, true);
     }
+    else if (strcmp(argv[1], "statements") == 0)
+        test_statements(argc > 2 ? strtoul(argv[2], NULL, 10) : 1000);
     else if (strcmp(argv[1], "no_leak") == 0)
         test_no_leak();
     else {
