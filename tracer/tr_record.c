@@ -24,6 +24,39 @@ static TrAttrStep *scratch_attrs;
 static Py_ssize_t scratch_cap, scratch_capattrs;
 static int scratch_busy;
 
+/* The size of the last trace kept (tr_rectrace_compact) and its code's address, compared
+ * only, never dereferenced. A recording of that code again (the next traced call of the
+ * same function, mostly the same path) records straight into blocks of that size
+ * (hinted_arrays): the compaction then has nothing to copy (the steps' copy was ~4% of a
+ * traced call's instructions, ~16 bytes a step) and at most shrinks a block in place.
+ * A wrong guess (another path, a code freed and another made at its address) costs a
+ * growth or a shrink, nothing else: the steps recorded are the same. */
+static const void *hint_code;
+static Py_ssize_t hint_steps, hint_attrs;
+
+/* Blocks of the hinted sizes for t (0), or 0 with t untouched: no hint for its code, or
+ * no memory (then the scratch arrays, as without a hint). The attribute entries get
+ * one more than the hint: tr_record_load_fast shares an entry only with room for a new
+ * one, which an exact block lacks after its last entry. Whether a hint exists depends on
+ * earlier calls: out of coverage. */
+TR_NO_COVERAGE static int hinted_arrays(TrRecTrace *t)
+{
+    if (t->code == NULL || (const void *)t->code != hint_code || hint_steps <= 0)
+        return 0;
+    TrStep *s = PyMem_Malloc((size_t)hint_steps * sizeof(TrStep));
+    TrAttrStep *a = PyMem_Malloc((size_t)(hint_attrs + 1) * sizeof(TrAttrStep));
+    if (s == NULL || a == NULL) {
+        PyMem_Free(s);
+        PyMem_Free(a);
+        return 0;
+    }
+    t->steps = s;
+    t->cap = hint_steps;
+    t->attrs = a;
+    t->capattrs = hint_attrs + 1;
+    return 1;
+}
+
 TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t nargs,
                             int has_kwargs)
 {
@@ -48,7 +81,10 @@ TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t narg
     t->nargs = nargs;
     for (Py_ssize_t i = 0; i < nargs; i++)
         t->arg_types[i] = (PyTypeObject *)Py_NewRef(Py_TYPE(args[i]));
-    if (!scratch_busy) {
+    if (hinted_arrays(t)) {
+        /* t->scratch 0: its own blocks, grown by tr_record_step if the path is longer */
+    }
+    else if (!scratch_busy) {
         scratch_busy = 1;
         t->scratch = 1;
         t->steps = scratch_steps;
@@ -95,8 +131,11 @@ void tr_rectrace_free(TrRecTrace *t)
     PyMem_Free(t);
 }
 
-void tr_rectrace_compact(TrRecTrace *t)
+TR_NO_COVERAGE void tr_rectrace_compact(TrRecTrace *t)
 {
+    hint_code = t->code;
+    hint_steps = t->nsteps;
+    hint_attrs = t->nattrs;
     if (t->scratch) {
         TrStep *s = PyMem_Malloc((size_t)(t->nsteps ? t->nsteps : 1) * sizeof(TrStep));
         TrAttrStep *a = PyMem_Malloc((size_t)(t->nattrs ? t->nattrs : 1) * sizeof(TrAttrStep));

@@ -328,6 +328,18 @@ state a shortcut skips changes and the shortcut does not notice.
                       each its own entry (the call replays to the end; the argument with
                       the slot unset is a retrace, not a side exit). Checked to fail with
                       the input test and with the guards past the type's left out
+  record_hint         a recording of a function whose last kept trace is known records
+                      straight into blocks of that trace's size (tr_record.c
+                      hinted_arrays), not into the scratch arrays copied out at the end:
+                      paths of 5, 60, 5 and 60 iterations of one function (fresh jit
+                      objects, each traced once: shorter and longer than the hint, the
+                      longer with three more attribute entries) are each kept and
+                      replay to the end as eagerly. Checked to fail with a hinted block
+                      not grown past its size (the longer path unreusable, too_long)
+  record_hint_size    the same blocks shrunk to the trace's size when it is kept: a
+                      5-iteration trace recorded after a 300-iteration one keeps no more
+                      memory (tracemalloc) than one recorded after a 5-iteration one.
+                      Checked to fail with the shrink left out (132 KiB kept)
 """
 import sys
 
@@ -2831,6 +2843,82 @@ def record_load_quick():
     print(("ok   " if good else "FAIL ") + f"record_load_quick.input: {outs}; {delta}")
     return ok and good
 
+HINT_SRC = """
+class P:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+class Q:
+    __slots__ = ("a", "b")
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+def make():
+    return (P(3, 4), Q(5, 6))
+def program(p, q, n):
+    t = 0
+    for i in range(n):
+        t += p.x * q.a - p.y
+        if i >= 30:
+            t += q.b + p.x * p.y
+    return t
+"""
+
+
+def record_hint():
+    # tr_record.c: the next recording of a code gets blocks of its last kept trace's
+    # size (steps, attribute entries + 1); a longer path grows them as the scratch
+    # arrays grow, a shorter one leaves them part empty. Each jit object is fresh, so
+    # every call below records; each trace must be kept and replay to the end.
+    ns = fresh(HINT_SRC)
+    p, q = ns["make"]()
+    ok = True
+    for n in (5, 60, 5, 60, 60):
+        want = ns["program"](p, q, n)
+        before = tfjit.stats()
+        j = tfjit.jit(ns["program"])
+        got = [j(p, q, n) for _ in range(3)]
+        delta = stats_delta(before)
+        good = (got == [want] * 3 and delta.get("traces", 0) == 1 and
+                delta.get("replays_completed", 0) == 2 and "side_exits" not in delta and
+                not any(k.startswith("unreusable") for k in delta))
+        print(("ok   " if good else "FAIL ") + f"record_hint.{n}: {got} want {want}; {delta}")
+        ok = ok and good
+    return ok
+
+
+def record_hint_size():
+    # The hinted blocks are shrunk to the kept trace's size (tr_rectrace_compact), as
+    # the scratch arrays' copy is exact: a short trace recorded after a long one keeps
+    # what one recorded after a short one keeps.
+    import tracemalloc
+    ns = fresh(HINT_SRC)
+    p, q = ns["make"]()
+    keep = []
+
+    def kept(n_hint, n):
+        keep.append(tfjit.jit(ns["program"]))
+        keep[-1](p, q, n_hint)          # the hint: this trace's size
+        j = tfjit.jit(ns["program"])
+        keep.append(j)
+        before = tracemalloc.get_traced_memory()[0]
+        j(p, q, n)
+        return tracemalloc.get_traced_memory()[0] - before
+
+    kept(5, 5)   # warm: scratch arrays, cache, spare trace
+    tracemalloc.start()
+    try:
+        after_short = min(kept(5, 5) for _ in range(3))
+        after_long = min(kept(300, 5) for _ in range(3))
+    finally:
+        tracemalloc.stop()
+    ok = after_long <= after_short + 256 and all(j(p, q, 5) == ns["program"](p, q, 5)
+                                                 for j in keep)
+    print(("ok   " if ok else "FAIL ") + f"record_hint_size: {after_long} bytes kept after a "
+          f"long hint, {after_short} after a short one")
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2844,7 +2932,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
-                                  record_load_quick]}
+                                  record_load_quick, record_hint, record_hint_size]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
