@@ -336,6 +336,13 @@ state a shortcut skips changes and the shortcut does not notice.
                       longer with three more attribute entries) are each kept and
                       replay to the end as eagerly. Checked to fail with a hinted block
                       not grown past its size (the longer path unreusable, too_long)
+  record_dead_steps   the recorder's inline steps (tr_record_plain_fast, tr_record_load_fast)
+                      do not ask whether the trace is still reusable, only its room: a
+                      call made unreusable by its first instruction (UNPACK_SEQUENCE), then
+                      250,000 steps of plain instructions and shared loads, must store
+                      none past the steps' array (the call as eagerly, never replayed).
+                      Checked to fail (a segfault) with the room not asked of an
+                      unreusable trace
   record_hint_size    the same blocks shrunk to the trace's size when it is kept: a
                       5-iteration trace recorded after a 300-iteration one keeps no more
                       memory (tracemalloc) than one recorded after a 5-iteration one.
@@ -2887,6 +2894,35 @@ def record_hint():
     return ok
 
 
+DEAD_STEPS_SRC = """
+LOG = []
+class P:
+    def __init__(self):
+        self.x = 1
+def make():
+    return (P(), (1, 2), 25000)
+def program(p, pair, n):
+    a, b = pair
+    t = 0
+    for i in range(n):
+        t += p.x + a
+    return t + b
+"""
+
+
+def record_dead_steps():
+    # UNPACK_SEQUENCE (not replayed) marks the trace unreusable at once; the 25,000
+    # iterations after it (10 steps each, a LOAD_ATTR among them sharing its entry) are
+    # still stored by the inline recorders until the steps' array is full, then handed
+    # to tr_record_step, which drops them: never past the array.
+    plan = [("call", "make")] * 2
+    ok, _, delta = check("record_dead_steps", DEAD_STEPS_SRC, plan, ["unreusable.opcode"])
+    if delta.get("replays", 0):
+        print(f"FAIL record_dead_steps: replayed an unreusable trace {delta}")
+        ok = False
+    return ok
+
+
 def record_hint_size():
     # The hinted blocks are shrunk to the kept trace's size (tr_rectrace_compact), as
     # the scratch arrays' copy is exact: a short trace recorded after a long one keeps
@@ -2932,7 +2968,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
-                                  record_load_quick, record_hint, record_hint_size]}
+                                  record_load_quick, record_hint, record_hint_size,
+                                  record_dead_steps]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
