@@ -343,6 +343,17 @@ state a shortcut skips changes and the shortcut does not notice.
                       none past the steps' array (the call as eagerly, never replayed).
                       Checked to fail (a segfault) with the room not asked of an
                       unreusable trace
+  call_move           a traced call binding exactly its positional parameters moves the
+                      caller's stack values into the callee's locals (tr_call.c
+                      bind_args) instead of duplicating and releasing them: a callee's
+                      `del` of a parameter, a rebinding of it, and its return free the
+                      arguments' objects when eagerly (their __del__ logs, in order),
+                      through a function and a method call, and a callee leaving a
+                      local unbound still raises UnboundLocalError (traced calls, each
+                      a fresh jit object). Checked to fail with
+                      the stack slots not emptied (released twice: a segfault) and with
+                      the values duplicated (LOG's order differs: the `del` frees
+                      nothing)
   record_hint_size    the same blocks shrunk to the trace's size when it is kept: a
                       5-iteration trace recorded after a 300-iteration one keeps no more
                       memory (tracemalloc) than one recorded after a 5-iteration one.
@@ -2923,6 +2934,59 @@ def record_dead_steps():
     return ok
 
 
+CALL_MOVE_SRC = """
+LOG = []
+class D:
+    def __init__(self, n):
+        self.n = n
+    def __del__(self):
+        LOG.append(("del", self.n))
+    def take(self, a, b):
+        del a
+        LOG.append("took")
+        b = None
+        LOG.append("rebound")
+        return self.n
+def drop(x, y):
+    del x
+    LOG.append("dropped")
+    return y
+def unbound(x, flag):
+    if flag:
+        z = x
+    return z
+def make():
+    return (D(0),)
+def program(d):
+    r = drop(D(1), D(2))
+    LOG.append(("back", r.n))
+    r = None
+    LOG.append(("method", d.take(D(3), D(4))))
+    try:
+        unbound(D(5), False)
+    except UnboundLocalError as e:
+        LOG.append(("unbound", str(e)))
+    return len(LOG)
+"""
+
+
+def call_move():
+    # Traced calls only (a fresh jit object each): a replay calls the callees natively
+    # with its own argument vector, which keeps the arguments until the call returns
+    # (a callee's `del` frees nothing there), not this pass's matter.
+    logs = []
+    for jit in (False, True):
+        ns = fresh(CALL_MOVE_SRC)
+        args = ns["make"]()
+        out = [(tfjit.jit(ns["program"]) if jit else ns["program"])(*args)
+               for _ in range(3)]
+        logs.append((out, list(ns["LOG"])))
+    ok = logs[0] == logs[1]
+    print(("ok   " if ok else "FAIL ") + f"call_move: {len(logs[0][1])} log entries" +
+          ("" if ok else f"\n  eager  {logs[0]}\n  traced {logs[1]}"))
+    return ok
+
+
 def record_hint_size():
     # The hinted blocks are shrunk to the kept trace's size (tr_rectrace_compact), as
     # the scratch arrays' copy is exact: a short trace recorded after a long one keeps
@@ -2969,7 +3033,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
                                   record_load_quick, record_hint, record_hint_size,
-                                  record_dead_steps]}
+                                  record_dead_steps, call_move]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
