@@ -24,24 +24,27 @@ static TrAttrStep *scratch_attrs;
 static Py_ssize_t scratch_cap, scratch_capattrs;
 static int scratch_busy;
 
-/* The size of the last trace kept (tr_rectrace_compact) and its code's address, compared
- * only, never dereferenced. A recording of that code again (the next traced call of the
- * same function, mostly the same path) records straight into blocks of that size
- * (hinted_arrays): the compaction then has nothing to copy (the steps' copy was ~4% of a
- * traced call's instructions, ~16 bytes a step) and at most shrinks a block in place.
- * A wrong guess (another path, a code freed and another made at its address) costs a
- * growth or a shrink, nothing else: the steps recorded are the same. */
-static const void *hint_code;
+/* The size of the last trace kept (tr_rectrace_compact) and its function, by a weak
+ * reference (owned; NULL before the first): a recording of that function again (the
+ * next traced call of it, mostly along the same path) records straight into blocks of
+ * that size (hinted_arrays), so that the compaction has nothing to copy (the steps'
+ * copy was ~4% of a traced call's instructions, 16 bytes a step) and at most shrinks a
+ * block in place. A wrong guess (another path) costs a growth or a shrink, nothing else:
+ * the steps recorded are the same. By the function's identity, not its code's address:
+ * a freed code's address is taken again by other code, and the fuzz harness shares code
+ * objects between inputs (hz_codecache.h), where a hint from another input would make
+ * the recorder's growth tests depend on the inputs run before; each input makes its own
+ * function objects. */
+static PyObject *hint_fn;
 static Py_ssize_t hint_steps, hint_attrs;
 
-/* Blocks of the hinted sizes for t (0), or 0 with t untouched: no hint for its code, or
- * no memory (then the scratch arrays, as without a hint). The attribute entries get
+/* Blocks of the hinted sizes for t (1), or 0 with t untouched: no hint for its function,
+ * or no memory (then the scratch arrays, as without a hint). The attribute entries get
  * one more than the hint: tr_record_load_fast shares an entry only with room for a new
- * one, which an exact block lacks after its last entry. Whether a hint exists depends on
- * earlier calls: out of coverage. */
+ * one, which an exact block lacks after its last entry. */
 TR_NO_COVERAGE static int hinted_arrays(TrRecTrace *t)
 {
-    if (t->code == NULL || (const void *)t->code != hint_code || hint_steps <= 0)
+    if (hint_fn == NULL || PyWeakref_GET_OBJECT(hint_fn) != t->func || hint_steps <= 0)
         return 0;
     TrStep *s = PyMem_Malloc((size_t)hint_steps * sizeof(TrStep));
     TrAttrStep *a = PyMem_Malloc((size_t)(hint_attrs + 1) * sizeof(TrAttrStep));
@@ -55,6 +58,25 @@ TR_NO_COVERAGE static int hinted_arrays(TrRecTrace *t)
     t->attrs = a;
     t->capattrs = hint_attrs + 1;
     return 1;
+}
+
+/* t is kept: its sizes become the hint for its function. Keeps any exception set (the
+ * weak reference is made only when the function changes). */
+TR_NO_COVERAGE static void hint_keep(TrRecTrace *t)
+{
+    if (hint_fn == NULL || PyWeakref_GET_OBJECT(hint_fn) != t->func) {
+        PyObject *et, *ev, *etb;
+        PyErr_Fetch(&et, &ev, &etb);
+        PyObject *w = PyWeakref_NewRef(t->func, NULL);   /* a function: weakly referenceable */
+        if (w == NULL)
+            PyErr_Clear();
+        PyErr_Restore(et, ev, etb);
+        Py_XSETREF(hint_fn, w);   /* releasing a weak reference without a callback runs no code */
+        if (w == NULL)
+            return;
+    }
+    hint_steps = t->nsteps;
+    hint_attrs = t->nattrs;
 }
 
 TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t nargs,
@@ -133,9 +155,7 @@ void tr_rectrace_free(TrRecTrace *t)
 
 TR_NO_COVERAGE void tr_rectrace_compact(TrRecTrace *t)
 {
-    hint_code = t->code;
-    hint_steps = t->nsteps;
-    hint_attrs = t->nattrs;
+    hint_keep(t);
     if (t->scratch) {
         TrStep *s = PyMem_Malloc((size_t)(t->nsteps ? t->nsteps : 1) * sizeof(TrStep));
         TrAttrStep *a = PyMem_Malloc((size_t)(t->nattrs ? t->nattrs : 1) * sizeof(TrAttrStep));
