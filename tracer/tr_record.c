@@ -330,6 +330,46 @@ static int intern_attr(struct TrRecorder *r, TrRecTrace *t, int offset, int per_
     return (int)t->nattrs++;
 }
 
+/* tr_reuse.h: a quick frame's step that is neither plain nor an attribute load. With room
+ * for it, a store (STORE_ATTR, DELETE_ATTR, STORE_SUBSCR, DELETE_SUBSCR: the entry check's
+ * end noted at the first) and a CALL of a plain function or bound method (most calls)
+ * are stored here as tr_record_step would store them (a quick frame runs the recorded
+ * code with no fault on, these opcodes are replayed, room implies the bound, and
+ * reusability is not asked, as in tr_record_plain_fast), in a function that saves no
+ * registers; everything else is tr_record_step. The room depends on earlier recordings:
+ * out of coverage. */
+TR_NO_COVERAGE void tr_record_quick_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
+{
+    TrRecTrace *t = run->rec->trace;
+    if (t->nsteps < t->cap) {
+        if (op == TR_OP_CALL) {
+            const TrValue *top = f->stack + f->sp;
+            int is_meth = top[-(oparg + 2)].obj != NULL;
+            PyObject *callable = top[-(oparg + is_meth + 1)].obj;
+            if (!Py_IS_TYPE(callable, &PyFunction_Type) && !Py_IS_TYPE(callable, &PyMethod_Type))
+                goto full;
+        }
+        else if (op == TR_OP_STORE_ATTR || op == TR_OP_STORE_SUBSCR ||
+                 op == TR_OP_DELETE_ATTR || op == TR_OP_DELETE_SUBSCR) {
+            if (t->precheck_end < 0) {
+                t->precheck_end = (int)t->nsteps;
+                t->precheck_attrs = (int)t->nattrs;
+            }
+        }
+        else {
+            goto full;
+        }
+        TrStep *s = &t->steps[t->nsteps++];
+        s->offset = offset;
+        s->op = (unsigned char)op;
+        s->oparg = oparg;
+        s->attr = -1;
+        return;
+    }
+full:
+    tr_record_step(run, f, offset, op, oparg);
+}
+
 void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
 {
     struct TrRecorder *r = run->rec;

@@ -275,6 +275,11 @@ TR_HOT_INLINE void tr_record_plain_fast(TrRun *run, TrRecTrace *t, struct TrFram
     tr_record_step(run, f, offset, op, oparg);
 }
 
+/* A quick frame's step (as for tr_record_plain_fast) that is neither plain nor an
+ * attribute load: a CALL of a plain function or bound method stored at once, anything
+ * else tr_record_step. */
+void tr_record_quick_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg);
+
 /* The hook of tr_call.c: any call of the traced call (callees included). A call that
  * walks up the stack (sys._getframe, warnings.warn) makes the trace unreusable: in a
  * replay its callers are native and the top-level frame is the replayer's. */

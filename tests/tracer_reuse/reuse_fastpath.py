@@ -354,6 +354,16 @@ state a shortcut skips changes and the shortcut does not notice.
                       the stack slots not emptied (released twice: a segfault) and with
                       the values duplicated (LOG's order differs: the `del` frees
                       nothing)
+  record_quick_step   a quick frame's CALL of a plain function or bound method and its
+                      stores are recorded without tr_record_step (tr_record.c
+                      tr_record_quick_step): a top-level locals() and vars() (C
+                      functions that read the frame) still make the trace unreusable,
+                      calls of a function, a method and len() replay to the end, and the
+                      first store still ends the entry check (entry_unique's two calls:
+                      a load after a STORE_ATTR, or after a STORE_SUBSCR, is checked
+                      inline, a side exit; one before it at entry, a retrace). Checked to
+                      fail with the callable's type not asked (locals() replayed) and
+                      with the entry check's end not noted (retraces for side exits)
   record_hint_size    the same blocks shrunk to the trace's size when it is kept: a
                       5-iteration trace recorded after a 300-iteration one keeps no more
                       memory (tracemalloc) than one recorded after a 5-iteration one.
@@ -2987,6 +2997,86 @@ def call_move():
     return ok
 
 
+QUICK_FRAME_CALL_SRC = """
+LOG = []
+class C:
+    a = 1
+    def m(self, k):
+        return self.a + k
+def f(x):
+    return x + 1
+def make():
+    return (C(),)
+def program(c):
+    y = c.a
+    t = f(y) + c.m(y) + len([y])
+    return (t, sorted(NAMES()))
+"""
+
+QUICK_STORE_SRC = """
+LOG = []
+class C:
+    def __init__(self, z):
+        self.x = 1
+        if z:
+            self.z = 3
+def make():
+    return (C(True), C(True))
+def program(c, d):
+    a = c.x
+    STORE
+    return a + d.z
+"""
+
+
+def record_quick_step():
+    ok = True
+    for names in ("locals", "vars"):
+        src = QUICK_FRAME_CALL_SRC.replace("NAMES", names)
+        good, _, delta = check(f"record_quick_step.{names}", src, [("call", "make")] * 3,
+                               ["unreusable.frame_call"])
+        if delta.get("replays", 0):
+            print(f"FAIL record_quick_step.{names}: replayed a call of {names}() {delta}")
+            good = False
+        ok = ok and good
+    src = QUICK_FRAME_CALL_SRC.replace("sorted(NAMES())", "0")
+    before = tfjit.stats()
+    good, _, _ = check("record_quick_step.calls", src, [("call", "make")] * 3)
+    delta = stats_delta(before)
+    if delta.get("replays_completed", 0) != 2 or "side_exits" in delta:
+        print(f"FAIL record_quick_step.calls: not replayed to the end {delta}")
+        good = False
+    ok = ok and good
+    for store in ("c.w = 2", "D = {}; D[a] = 2"):
+        ns = fresh(QUICK_STORE_SRC.replace("STORE", store))
+        C = ns["C"]
+        f = tfjit.jit(ns["program"])
+        f(C(True), C(True))
+        before = tfjit.stats()
+        try:
+            f(C(True), C(False))    # d.z after the store: inline only, a side exit
+            good = False
+        except AttributeError:
+            good = True
+        d1 = stats_delta(before)
+        c = C(True)
+        del c.x
+        before = tfjit.stats()
+        try:
+            f(c, C(True))           # c.x before it: checked at entry, a retrace
+            good = False
+        except AttributeError:
+            pass
+        d2 = stats_delta(before)
+        good = (good and d1.get("replays", 0) == 1 and
+                d1.get("side_exit.guard.dict_key", 0) == 1 and
+                d2.get("retrace.dict_key", 0) == 1 and "replays" not in d2)
+        print(("ok   " if good else "FAIL ") + f"record_quick_step.store {store!r}: after "
+              f"the store {d1}; before {d2}")
+        ok = ok and good
+    return ok
+
+
 def record_hint_size():
     # The hinted blocks are shrunk to the kept trace's size (tr_rectrace_compact), as
     # the scratch arrays' copy is exact: a short trace recorded after a long one keeps
@@ -3033,7 +3123,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
                                   record_load_quick, record_hint, record_hint_size,
-                                  record_dead_steps, call_move]}
+                                  record_dead_steps, call_move, record_quick_step]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
