@@ -166,6 +166,23 @@ static TrValue *call_bind(PyFunctionObject *fn, const TrValue *args, Py_ssize_t 
 static TrValue *bind_args(PyFunctionObject *fn, TrValue *args, Py_ssize_t nargs,
                           PyObject *kwnames, int steal, TrValue *buf, int nbuf)
 {
+    PyCodeObject *co = (PyCodeObject *)fn->func_code;
+    int n = co->co_nlocalsplus;
+    /* Most calls: exactly the positional parameters, given positionally, into buf. Such
+     * a binding cannot fail, so the values are moved (ceval's CALL moves them too)
+     * instead of duplicated by call_bind and released below: the same references end
+     * in the same slots, nothing is released before or after, and the stack slots are
+     * left empty for tr_op_pop_call. */
+    if (steal && kwnames == NULL && nargs == co->co_argcount && n + 1 <= nbuf &&
+        co->co_kwonlyargcount == 0 && !(co->co_flags & (CO_VARARGS | CO_VARKEYWORDS))) {
+        for (Py_ssize_t i = 0; i < nargs; i++) {
+            buf[i] = args[i];
+            args[i].obj = NULL;
+            args[i].prov = NULL;
+        }
+        memset(buf + nargs, 0, ((size_t)(n - nargs) + 1) * sizeof(TrValue));
+        return buf;
+    }
     TrValue *lp = call_bind(fn, args, nargs, kwnames, buf, nbuf);
     if (steal) {
         for (Py_ssize_t i = 0; i < nargs; i++)

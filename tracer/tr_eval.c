@@ -669,7 +669,7 @@ dispatch:
         else if ((info & OP_INFO_LOAD) && sp > 0)
             tr_record_load_fast(run, f, (PyObject *)co, TOP(), here, op, oparg);
         else
-            tr_record_step(run, f, here, op, oparg);
+            tr_record_quick_step(run, f, here, op, oparg);
     }
     else if (recording) {                      /* not quick: every step in full */
         tr_record_step(run, f, here, op, oparg);

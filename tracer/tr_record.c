@@ -24,6 +24,61 @@ static TrAttrStep *scratch_attrs;
 static Py_ssize_t scratch_cap, scratch_capattrs;
 static int scratch_busy;
 
+/* The size of the last trace kept (tr_rectrace_compact) and its function, by a weak
+ * reference (owned; NULL before the first): a recording of that function again (the
+ * next traced call of it, mostly along the same path) records straight into blocks of
+ * that size (hinted_arrays), so that the compaction has nothing to copy (the steps'
+ * copy was ~4% of a traced call's instructions, 16 bytes a step) and at most shrinks a
+ * block in place. A wrong guess (another path) costs a growth or a shrink, nothing else:
+ * the steps recorded are the same. By the function's identity, not its code's address:
+ * a freed code's address is taken again by other code, and the fuzz harness shares code
+ * objects between inputs (hz_codecache.h), where a hint from another input would make
+ * the recorder's growth tests depend on the inputs run before; each input makes its own
+ * function objects. */
+static PyObject *hint_fn;
+static Py_ssize_t hint_steps, hint_attrs;
+
+/* Blocks of the hinted sizes for t (1), or 0 with t untouched: no hint for its function,
+ * or no memory (then the scratch arrays, as without a hint). The attribute entries get
+ * one more than the hint: tr_record_load_fast shares an entry only with room for a new
+ * one, which an exact block lacks after its last entry. */
+TR_NO_COVERAGE static int hinted_arrays(TrRecTrace *t)
+{
+    if (hint_fn == NULL || PyWeakref_GET_OBJECT(hint_fn) != t->func || hint_steps <= 0)
+        return 0;
+    TrStep *s = PyMem_Malloc((size_t)hint_steps * sizeof(TrStep));
+    TrAttrStep *a = PyMem_Malloc((size_t)(hint_attrs + 1) * sizeof(TrAttrStep));
+    if (s == NULL || a == NULL) {
+        PyMem_Free(s);
+        PyMem_Free(a);
+        return 0;
+    }
+    t->steps = s;
+    t->cap = hint_steps;
+    t->attrs = a;
+    t->capattrs = hint_attrs + 1;
+    return 1;
+}
+
+/* t is kept: its sizes become the hint for its function. Keeps any exception set (the
+ * weak reference is made only when the function changes). */
+TR_NO_COVERAGE static void hint_keep(TrRecTrace *t)
+{
+    if (hint_fn == NULL || PyWeakref_GET_OBJECT(hint_fn) != t->func) {
+        PyObject *et, *ev, *etb;
+        PyErr_Fetch(&et, &ev, &etb);
+        PyObject *w = PyWeakref_NewRef(t->func, NULL);   /* a function: weakly referenceable */
+        if (w == NULL)
+            PyErr_Clear();
+        PyErr_Restore(et, ev, etb);
+        Py_XSETREF(hint_fn, w);   /* releasing a weak reference without a callback runs no code */
+        if (w == NULL)
+            return;
+    }
+    hint_steps = t->nsteps;
+    hint_attrs = t->nattrs;
+}
+
 TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t nargs,
                             int has_kwargs)
 {
@@ -48,7 +103,10 @@ TrRecTrace *tr_rectrace_new(PyObject *fn, PyObject *const *args, Py_ssize_t narg
     t->nargs = nargs;
     for (Py_ssize_t i = 0; i < nargs; i++)
         t->arg_types[i] = (PyTypeObject *)Py_NewRef(Py_TYPE(args[i]));
-    if (!scratch_busy) {
+    if (hinted_arrays(t)) {
+        /* t->scratch 0: its own blocks, grown by tr_record_step if the path is longer */
+    }
+    else if (!scratch_busy) {
         scratch_busy = 1;
         t->scratch = 1;
         t->steps = scratch_steps;
@@ -95,8 +153,9 @@ void tr_rectrace_free(TrRecTrace *t)
     PyMem_Free(t);
 }
 
-void tr_rectrace_compact(TrRecTrace *t)
+TR_NO_COVERAGE void tr_rectrace_compact(TrRecTrace *t)
 {
+    hint_keep(t);
     if (t->scratch) {
         TrStep *s = PyMem_Malloc((size_t)(t->nsteps ? t->nsteps : 1) * sizeof(TrStep));
         TrAttrStep *a = PyMem_Malloc((size_t)(t->nattrs ? t->nattrs : 1) * sizeof(TrAttrStep));
@@ -269,6 +328,46 @@ static int intern_attr(struct TrRecorder *r, TrRecTrace *t, int offset, int per_
         r->last_attr[offset] = (int)t->nattrs;
     }
     return (int)t->nattrs++;
+}
+
+/* tr_reuse.h: a quick frame's step that is neither plain nor an attribute load. With room
+ * for it, a store (STORE_ATTR, DELETE_ATTR, STORE_SUBSCR, DELETE_SUBSCR: the entry check's
+ * end noted at the first) and a CALL of a plain function or bound method (most calls)
+ * are stored here as tr_record_step would store them (a quick frame runs the recorded
+ * code with no fault on, these opcodes are replayed, room implies the bound, and
+ * reusability is not asked, as in tr_record_plain_fast), in a function that saves no
+ * registers; everything else is tr_record_step. The room depends on earlier recordings:
+ * out of coverage. */
+TR_NO_COVERAGE void tr_record_quick_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
+{
+    TrRecTrace *t = run->rec->trace;
+    if (t->nsteps < t->cap) {
+        if (op == TR_OP_CALL) {
+            const TrValue *top = f->stack + f->sp;
+            int is_meth = top[-(oparg + 2)].obj != NULL;
+            PyObject *callable = top[-(oparg + is_meth + 1)].obj;
+            if (!Py_IS_TYPE(callable, &PyFunction_Type) && !Py_IS_TYPE(callable, &PyMethod_Type))
+                goto full;
+        }
+        else if (op == TR_OP_STORE_ATTR || op == TR_OP_STORE_SUBSCR ||
+                 op == TR_OP_DELETE_ATTR || op == TR_OP_DELETE_SUBSCR) {
+            if (t->precheck_end < 0) {
+                t->precheck_end = (int)t->nsteps;
+                t->precheck_attrs = (int)t->nattrs;
+            }
+        }
+        else {
+            goto full;
+        }
+        TrStep *s = &t->steps[t->nsteps++];
+        s->offset = offset;
+        s->op = (unsigned char)op;
+        s->oparg = oparg;
+        s->attr = -1;
+        return;
+    }
+full:
+    tr_record_step(run, f, offset, op, oparg);
 }
 
 void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)

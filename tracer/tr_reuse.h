@@ -256,11 +256,15 @@ void tr_record_init(void);
  * run_frame found tr_record_plain (read with the opcode's cache count, one table). When
  * the trace is still reusable and has room (cap never exceeds TR_TRACE_MAX_STEPS, see
  * tr_record_step) the same step tr_record_step would make is stored; anything else is
- * tr_record_step. t is run->rec->trace. Borrows everything, takes no reference. */
+ * tr_record_step. Whether the trace is still reusable is not asked: an unreusable trace
+ * is never kept nor read (tr_jit_record_end frees it; tr_record_step, which returns at
+ * once for it, reads the last step only under a fault, in frames that are not quick),
+ * so the steps stored into it until its room runs out are dead, and cheaper than the
+ * test on every step. t is run->rec->trace. Borrows everything, takes no reference. */
 TR_HOT_INLINE void tr_record_plain_fast(TrRun *run, TrRecTrace *t, struct TrFrame *f,
                                         int offset, int op, int oparg)
 {
-    if (t->unreusable < 0 && t->nsteps < t->cap) {
+    if (t->nsteps < t->cap) {   /* reusable or not: see above */
         TrStep *s = &t->steps[t->nsteps++];
         s->offset = offset;
         s->op = (unsigned char)op;
@@ -270,6 +274,11 @@ TR_HOT_INLINE void tr_record_plain_fast(TrRun *run, TrRecTrace *t, struct TrFram
     }
     tr_record_step(run, f, offset, op, oparg);
 }
+
+/* A quick frame's step (as for tr_record_plain_fast) that is neither plain nor an
+ * attribute load: a CALL of a plain function or bound method stored at once, anything
+ * else tr_record_step. */
+void tr_record_quick_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg);
 
 /* The hook of tr_call.c: any call of the traced call (callees included). A call that
  * walks up the stack (sys._getframe, warnings.warn) makes the trace unreusable: in a
@@ -363,7 +372,9 @@ TR_HOT_INLINE void tr_record_load_fast(TrRun *run, struct TrFrame *f, PyObject *
     TrRecTrace *t = r->trace;
     (void)code;
     assert(offset >= 0 && offset < Py_SIZE(code));
-    if (t->unreusable < 0 && t->nsteps < t->cap && t->nattrs < t->capattrs && r->last_attr != NULL) {
+    /* no reusability test, as in tr_record_plain_fast: a step shared into an unreusable
+     * trace is dead, and so is the entry's guard memo it updates */
+    if (t->nsteps < t->cap && t->nattrs < t->capattrs && r->last_attr != NULL) {
         int prev = r->last_attr[offset];
         if (prev >= 0) {
             TrAttrStep *p = &t->attrs[prev];

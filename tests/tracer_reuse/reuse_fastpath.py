@@ -328,6 +328,46 @@ state a shortcut skips changes and the shortcut does not notice.
                       each its own entry (the call replays to the end; the argument with
                       the slot unset is a retrace, not a side exit). Checked to fail with
                       the input test and with the guards past the type's left out
+  record_hint         a recording of a function whose last kept trace is known records
+                      straight into blocks of that trace's size (tr_record.c
+                      hinted_arrays), not into the scratch arrays copied out at the end:
+                      paths of 5, 60, 5 and 60 iterations of one function (fresh jit
+                      objects, each traced once: shorter and longer than the hint, the
+                      longer with three more attribute entries) are each kept and
+                      replay to the end as eagerly. Checked to fail with a hinted block
+                      not grown past its size (the longer path unreusable, too_long)
+  record_dead_steps   the recorder's inline steps (tr_record_plain_fast, tr_record_load_fast)
+                      do not ask whether the trace is still reusable, only its room: a
+                      call made unreusable by its first instruction (UNPACK_SEQUENCE), then
+                      250,000 steps of plain instructions and shared loads, must store
+                      none past the steps' array (the call as eagerly, never replayed).
+                      Checked to fail (a segfault) with the room not asked of an
+                      unreusable trace
+  call_move           a traced call binding exactly its positional parameters moves the
+                      caller's stack values into the callee's locals (tr_call.c
+                      bind_args) instead of duplicating and releasing them: a callee's
+                      `del` of a parameter, a rebinding of it, and its return free the
+                      arguments' objects when eagerly (their __del__ logs, in order),
+                      through a function and a method call, and a callee leaving a
+                      local unbound still raises UnboundLocalError (traced calls, each
+                      a fresh jit object). Checked to fail with
+                      the stack slots not emptied (released twice: a segfault) and with
+                      the values duplicated (LOG's order differs: the `del` frees
+                      nothing)
+  record_quick_step   a quick frame's CALL of a plain function or bound method and its
+                      stores are recorded without tr_record_step (tr_record.c
+                      tr_record_quick_step): a top-level locals() and vars() (C
+                      functions that read the frame) still make the trace unreusable,
+                      calls of a function, a method and len() replay to the end, and the
+                      first store still ends the entry check (entry_unique's two calls:
+                      a load after a STORE_ATTR, or after a STORE_SUBSCR, is checked
+                      inline, a side exit; one before it at entry, a retrace). Checked to
+                      fail with the callable's type not asked (locals() replayed) and
+                      with the entry check's end not noted (retraces for side exits)
+  record_hint_size    the same blocks shrunk to the trace's size when it is kept: a
+                      5-iteration trace recorded after a 300-iteration one keeps no more
+                      memory (tracemalloc) than one recorded after a 5-iteration one.
+                      Checked to fail with the shrink left out (132 KiB kept)
 """
 import sys
 
@@ -2831,6 +2871,244 @@ def record_load_quick():
     print(("ok   " if good else "FAIL ") + f"record_load_quick.input: {outs}; {delta}")
     return ok and good
 
+HINT_SRC = """
+class P:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+class Q:
+    __slots__ = ("a", "b")
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+def make():
+    return (P(3, 4), Q(5, 6))
+def program(p, q, n):
+    t = 0
+    for i in range(n):
+        t += p.x * q.a - p.y
+        if i >= 30:
+            t += q.b + p.x * p.y
+    return t
+"""
+
+
+def record_hint():
+    # tr_record.c: the next recording of a code gets blocks of its last kept trace's
+    # size (steps, attribute entries + 1); a longer path grows them as the scratch
+    # arrays grow, a shorter one leaves them part empty. Each jit object is fresh, so
+    # every call below records; each trace must be kept and replay to the end.
+    ns = fresh(HINT_SRC)
+    p, q = ns["make"]()
+    ok = True
+    for n in (5, 60, 5, 60, 60):
+        want = ns["program"](p, q, n)
+        before = tfjit.stats()
+        j = tfjit.jit(ns["program"])
+        got = [j(p, q, n) for _ in range(3)]
+        delta = stats_delta(before)
+        good = (got == [want] * 3 and delta.get("traces", 0) == 1 and
+                delta.get("replays_completed", 0) == 2 and "side_exits" not in delta and
+                not any(k.startswith("unreusable") for k in delta))
+        print(("ok   " if good else "FAIL ") + f"record_hint.{n}: {got} want {want}; {delta}")
+        ok = ok and good
+    return ok
+
+
+DEAD_STEPS_SRC = """
+LOG = []
+class P:
+    def __init__(self):
+        self.x = 1
+def make():
+    return (P(), (1, 2), 25000)
+def program(p, pair, n):
+    a, b = pair
+    t = 0
+    for i in range(n):
+        t += p.x + a
+    return t + b
+"""
+
+
+def record_dead_steps():
+    # UNPACK_SEQUENCE (not replayed) marks the trace unreusable at once; the 25,000
+    # iterations after it (10 steps each, a LOAD_ATTR among them sharing its entry) are
+    # still stored by the inline recorders until the steps' array is full, then handed
+    # to tr_record_step, which drops them: never past the array.
+    plan = [("call", "make")] * 2
+    ok, _, delta = check("record_dead_steps", DEAD_STEPS_SRC, plan, ["unreusable.opcode"])
+    if delta.get("replays", 0):
+        print(f"FAIL record_dead_steps: replayed an unreusable trace {delta}")
+        ok = False
+    return ok
+
+
+CALL_MOVE_SRC = """
+LOG = []
+class D:
+    def __init__(self, n):
+        self.n = n
+    def __del__(self):
+        LOG.append(("del", self.n))
+    def take(self, a, b):
+        del a
+        LOG.append("took")
+        b = None
+        LOG.append("rebound")
+        return self.n
+def drop(x, y):
+    del x
+    LOG.append("dropped")
+    return y
+def unbound(x, flag):
+    if flag:
+        z = x
+    return z
+def make():
+    return (D(0),)
+def program(d):
+    r = drop(D(1), D(2))
+    LOG.append(("back", r.n))
+    r = None
+    LOG.append(("method", d.take(D(3), D(4))))
+    try:
+        unbound(D(5), False)
+    except UnboundLocalError as e:
+        LOG.append(("unbound", str(e)))
+    return len(LOG)
+"""
+
+
+def call_move():
+    # Traced calls only (a fresh jit object each): a replay calls the callees natively
+    # with its own argument vector, which keeps the arguments until the call returns
+    # (a callee's `del` frees nothing there), not this pass's matter.
+    logs = []
+    for jit in (False, True):
+        ns = fresh(CALL_MOVE_SRC)
+        args = ns["make"]()
+        out = [(tfjit.jit(ns["program"]) if jit else ns["program"])(*args)
+               for _ in range(3)]
+        logs.append((out, list(ns["LOG"])))
+    ok = logs[0] == logs[1]
+    print(("ok   " if ok else "FAIL ") + f"call_move: {len(logs[0][1])} log entries" +
+          ("" if ok else f"\n  eager  {logs[0]}\n  traced {logs[1]}"))
+    return ok
+
+
+QUICK_FRAME_CALL_SRC = """
+LOG = []
+class C:
+    a = 1
+    def m(self, k):
+        return self.a + k
+def f(x):
+    return x + 1
+def make():
+    return (C(),)
+def program(c):
+    y = c.a
+    t = f(y) + c.m(y) + len([y])
+    return (t, sorted(NAMES()))
+"""
+
+QUICK_STORE_SRC = """
+LOG = []
+class C:
+    def __init__(self, z):
+        self.x = 1
+        if z:
+            self.z = 3
+def make():
+    return (C(True), C(True))
+def program(c, d):
+    a = c.x
+    STORE
+    return a + d.z
+"""
+
+
+def record_quick_step():
+    ok = True
+    for names in ("locals", "vars"):
+        src = QUICK_FRAME_CALL_SRC.replace("NAMES", names)
+        good, _, delta = check(f"record_quick_step.{names}", src, [("call", "make")] * 3,
+                               ["unreusable.frame_call"])
+        if delta.get("replays", 0):
+            print(f"FAIL record_quick_step.{names}: replayed a call of {names}() {delta}")
+            good = False
+        ok = ok and good
+    src = QUICK_FRAME_CALL_SRC.replace("sorted(NAMES())", "0")
+    before = tfjit.stats()
+    good, _, _ = check("record_quick_step.calls", src, [("call", "make")] * 3)
+    delta = stats_delta(before)
+    if delta.get("replays_completed", 0) != 2 or "side_exits" in delta:
+        print(f"FAIL record_quick_step.calls: not replayed to the end {delta}")
+        good = False
+    ok = ok and good
+    for store in ("c.w = 2", "D = {}; D[a] = 2"):
+        ns = fresh(QUICK_STORE_SRC.replace("STORE", store))
+        C = ns["C"]
+        f = tfjit.jit(ns["program"])
+        f(C(True), C(True))
+        before = tfjit.stats()
+        try:
+            f(C(True), C(False))    # d.z after the store: inline only, a side exit
+            good = False
+        except AttributeError:
+            good = True
+        d1 = stats_delta(before)
+        c = C(True)
+        del c.x
+        before = tfjit.stats()
+        try:
+            f(c, C(True))           # c.x before it: checked at entry, a retrace
+            good = False
+        except AttributeError:
+            pass
+        d2 = stats_delta(before)
+        good = (good and d1.get("replays", 0) == 1 and
+                d1.get("side_exit.guard.dict_key", 0) == 1 and
+                d2.get("retrace.dict_key", 0) == 1 and "replays" not in d2)
+        print(("ok   " if good else "FAIL ") + f"record_quick_step.store {store!r}: after "
+              f"the store {d1}; before {d2}")
+        ok = ok and good
+    return ok
+
+
+def record_hint_size():
+    # The hinted blocks are shrunk to the kept trace's size (tr_rectrace_compact), as
+    # the scratch arrays' copy is exact: a short trace recorded after a long one keeps
+    # what one recorded after a short one keeps.
+    import tracemalloc
+    ns = fresh(HINT_SRC)
+    p, q = ns["make"]()
+    keep = []
+
+    def kept(n_hint, n):
+        keep.append(tfjit.jit(ns["program"]))
+        keep[-1](p, q, n_hint)          # the hint: this trace's size
+        j = tfjit.jit(ns["program"])
+        keep.append(j)
+        before = tracemalloc.get_traced_memory()[0]
+        j(p, q, n)
+        return tracemalloc.get_traced_memory()[0] - before
+
+    kept(5, 5)   # warm: scratch arrays, cache, spare trace
+    tracemalloc.start()
+    try:
+        after_short = min(kept(5, 5) for _ in range(3))
+        after_long = min(kept(300, 5) for _ in range(3))
+    finally:
+        tracemalloc.stop()
+    ok = after_long <= after_short + 256 and all(j(p, q, 5) == ns["program"](p, q, 5)
+                                                 for j in keep)
+    print(("ok   " if ok else "FAIL ") + f"record_hint_size: {after_long} bytes kept after a "
+          f"long hint, {after_short} after a short one")
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2844,7 +3122,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
-                                  record_load_quick]}
+                                  record_load_quick, record_hint, record_hint_size,
+                                  record_dead_steps, call_move, record_quick_step]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
