@@ -318,13 +318,27 @@ static inline int plain(PyObject *a, PyObject *b)
     return tr_is_plain_operands(a, b);
 }
 
+/* tr_op_take for the replay's stack, whose level replay_frame keeps in a local (sp,
+ * the slot above the top; stack its bottom): the deepest of the top n values, which is
+ * the new level. A stack holding fewer is the tracer's own bug: abort, naming `what`
+ * pops (as tr_op_take). Borrows everything, releases nothing. */
+TR_HOT_INLINE TrValue *take(TrValue *sp, const TrValue *stack, int n, const char *what)
+{
+    if (n > sp - stack) {
+        fprintf(stderr, "tracefuzz: %s pops %d values from a stack of %d\n", what, n,
+                (int)(sp - stack));
+        abort();
+    }
+    return sp - n;
+}
+
 /* tr_op_pop_call for the replay's stack, whose values carry no provenance: the same
  * releases in the same order (the function, then self or the callable slot and the
- * arguments), without tr_value_clear's provenance test and call per value. */
-TR_HOT_INLINE void pop_call(TrFrame *f, int oparg)
+ * arguments), without tr_value_clear's provenance test and call per value. base: the
+ * oparg + 2 values taken (take), their references released here. */
+TR_HOT_INLINE void pop_call(TrValue *base, int oparg)
 {
     int n = oparg + 2;
-    TrValue *base = tr_op_take(f, n, "CALL");
     int first = base[0].obj != NULL ? 0 : 1;     /* the function */
     for (int k = first; k < n; k++) {
         PyObject *o = base[k].obj;
@@ -335,10 +349,10 @@ TR_HOT_INLINE void pop_call(TrFrame *f, int oparg)
 }
 
 /* tr_op_pop(f, 2) for the replay's stack, whose values carry no provenance: the two
- * operands released deepest first, without tr_value_clear's test per value. */
-TR_HOT_INLINE void pop_two(TrFrame *f)
+ * operands released deepest first, without tr_value_clear's test per value. v: the two
+ * values taken (take), their references released here. */
+TR_HOT_INLINE void pop_two(TrValue *v)
 {
-    TrValue *v = tr_op_take(f, 2, "tr_op_pop");
     PyObject *a = v[0].obj, *b = v[1].obj;
     assert(v[0].prov == NULL && v[1].prov == NULL);
     v[0].obj = NULL;
@@ -412,17 +426,34 @@ done:
     return rc;
 }
 
-#define TOP() (f->stack[f->sp - 1])
-#define PEEK(n) (f->stack[f->sp - (n)])
-#define POP() (f->stack[--f->sp])
+/* replay_frame's stack: its level in a local (sp, the slot above the top, between
+ * stack and stack_end), which the compiler may keep in a register (f->sp is an int
+ * behind f, reloaded after every store of a value: -fno-strict-aliasing). f->sp is
+ * written (SP_SAVE) before whatever reads it (tr_op_make_function_on_stack, the
+ * exception paths, the side exit, the return: tr_frame_clear releases what is left)
+ * and read again (SP_LOAD) after what moves it (tr_exc_enter_handler). Nothing else
+ * sees a replayed frame: it is linked nowhere (no prev, no frame object), and callees
+ * run natively. */
+#define SP_SAVE() (f->sp = (int)(sp - stack))
+#define SP_LOAD() (sp = stack + f->sp)
+#define TOP() (sp[-1])
+#define PEEK(n) (sp[-(n)])
+#define POP() (*--sp)
 #define PUSH_OBJ(o) do { \
-        if (f->sp >= f->stacksize) { \
+        if (sp >= stack_end) { \
             fprintf(stderr, "tracefuzz: replay stack overflow\n"); \
             abort(); \
         } \
-        f->stack[f->sp].obj = (o); \
-        f->stack[f->sp].prov = NULL; \
-        f->sp++; \
+        sp->obj = (o); \
+        sp->prov = NULL; \
+        sp++; \
+    } while (0)
+/* tr_op_pop(f, n) on the local level: the top n values released deepest first. */
+#define POP_CLEAR(n, what) do { \
+        int n_ = (n); \
+        TrValue *v_ = sp = take(sp, stack, n_, what); \
+        for (int k_ = 0; k_ < n_; k_++) \
+            tr_value_clear(&v_[k_]); \
     } while (0)
 #define CLEAR_VALUE(v) do { TrValue tmp_ = (v); tr_value_clear(&tmp_); } while (0)
 #define SET_TOP_OBJ(o) do { CLEAR_VALUE(TOP()); TOP().obj = (o); } while (0)
@@ -632,6 +663,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     int fused;            /* owner is LOAD_FAST's local, not on the stack */
     Py_ssize_t i = 0;
     int next = 0, exit_reason = TR_EXIT_OTHER, guard_kind = -1, throwing = 0;
+    TrValue *const stack = f->stack, *const stack_end = f->stack + f->stacksize;
+    TrValue *sp = stack + f->sp;   /* the level (SP_SAVE, SP_LOAD) */
     if (!t->prepared)
         prepare(t, f);
     for (i = 0; i < t->nsteps; i++) {
@@ -721,7 +754,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (!plain(v, NULL))
                 fwd_forget_all(st);
             PyObject *r = tr_op_unary(op, v);
-            tr_op_pop(f, 1);           /* ceval releases the operand, also before an error */
+            POP_CLEAR(1, "tr_op_pop");   /* ceval releases the operand, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -746,7 +779,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 r = tr_op_subscr(a, b);
             else
                 r = tr_op_contains(a, b, oparg);
-            pop_two(f);                /* ceval's order: the deeper operand first */
+            sp = take(sp, stack, 2, "tr_op_pop");
+            pop_two(sp);               /* ceval's order: the deeper operand first */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -755,7 +789,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_IS_OP: {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
-            tr_op_pop(f, 2);
+            POP_CLEAR(2, "tr_op_pop");
             PUSH_OBJ(r);
             break;
         }
@@ -768,7 +802,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 err = tr_op_store_subscr(PEEK(2).obj, TOP().obj, PEEK(3).obj);
             else
                 err = tr_op_delete_subscr(PEEK(2).obj, TOP().obj);
-            tr_op_pop(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
+            POP_CLEAR(op == TR_OP_STORE_SUBSCR ? 3 : 2, "tr_op_pop");   /* value, container, key */
             if (err < 0)
                 goto error;
             break;
@@ -927,6 +961,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         case TR_OP_RETURN_VALUE:
             *out = POP();
+            SP_SAVE();
             tr_stat_add(TR_STAT_REPLAYS_DONE);
             return 0;
         case TR_OP_LOAD_ATTR:
@@ -1090,7 +1125,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                                  : PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
             if (argv != callbuf)
                 PyMem_Free(argv);
-            pop_call(f, oparg);   /* in ceval's order, also before an error */
+            sp = take(sp, stack, oparg + 2, "CALL");
+            pop_call(sp, oparg);  /* in ceval's order, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
@@ -1099,6 +1135,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         case TR_OP_MAKE_FUNCTION: {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int n;
+            SP_SAVE();
             PyObject *fn = tr_op_make_function_on_stack(f, oparg, &n);
             if (fn == NULL)
                 goto error;
@@ -1125,7 +1162,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue exc = POP();
             PUSH_OBJ(tr_op_push_exc_info(exc.obj));
-            f->stack[f->sp++] = exc;
+            *sp++ = exc;
             break;
         }
         case TR_OP_POP_EXCEPT: {
@@ -1171,11 +1208,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         /* The step raised. Where the recorded path raised here too (its next step is
          * this frame's handler) the replay unwinds; else the tracer takes over. */
         tr_replay_epoch++;            /* the unwinding releases what the stack held */
+        SP_SAVE();
         f->lasti = s->offset;
         if (!tr_exc_is_internal())
             tr_exc_add_traceback(f);
     unwind: {
         int handler, level, push_lasti;
+        SP_SAVE();                    /* also from RERAISE */
         tr_replay_epoch++;
         if (tr_exc_is_internal())
             return -1;
@@ -1193,6 +1232,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         if (tr_exc_enter_handler(f, level, push_lasti) < 0)
             return -1;
+        SP_LOAD();
         f->kwnames = NULL;
         continue;
     }
@@ -1208,6 +1248,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             if (tr_exc_enter_handler(f, level, push_lasti) < 0)
                 return -1;
+            SP_LOAD();
             f->kwnames = NULL;
             next = handler;
             goto exit;
@@ -1235,6 +1276,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
      * the trace is empty. */
     next = i > 0 ? next : 0;
 exit:
+    SP_SAVE();
     tr_stat_side_exit((TrExitReason)exit_reason, guard_kind);
     if (exit_reason == TR_EXIT_GUARD)
         t->stale = guard_kind;
