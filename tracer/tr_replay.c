@@ -1208,7 +1208,6 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         /* The step raised. Where the recorded path raised here too (its next step is
          * this frame's handler) the replay unwinds; else the tracer takes over. */
         tr_replay_epoch++;            /* the unwinding releases what the stack held */
-        SP_SAVE();
         f->lasti = s->offset;
         if (!tr_exc_is_internal())
             tr_exc_add_traceback(f);

@@ -2831,6 +2831,128 @@ def record_load_quick():
     print(("ok   " if good else "FAIL ") + f"record_load_quick.input: {outs}; {delta}")
     return ok and good
 
+
+REPLAY_STACK_HEAD = """
+LOG = []
+class D:
+    def __init__(self, n):
+        self.n = n
+    def __del__(self):
+        LOG.append(("del", self.n))
+class C:
+    x = 1
+def zero(box):
+    box[0] = 0
+def rebind(box):
+    C.x = 2
+"""
+
+REPLAY_STACK_SRC = {
+    # an exception raised and caught in the replayed frame, where the recorded run
+    # raised too: tr_exc_enter_handler pops to the handler's level (SP_SAVE before it,
+    # SP_LOAD after it), then the loop goes on in the replay
+    "handler": """
+def make():
+    return ([1],)
+def program(box):
+    out = []
+    for i in range(3):
+        try:
+            out.append(len((D(10 + i), D(20 + i), i // (i - i))))
+        except ZeroDivisionError:
+            LOG.append(("here", i))
+        out.append((D(30 + i).n, len(out)))
+    return out
+""",
+    # an exception the recorded run did not raise, values stacked, a handler in the
+    # frame: the replay enters it and leaves the trace there (side_exit.exception)
+    "side_exit_raise": """
+def make():
+    return ([1],)
+def program(box):
+    out = []
+    for i in range(3):
+        try:
+            out.append(len((D(10 + i), D(20 + i), i // box[0])))
+        except ZeroDivisionError:
+            LOG.append(("here", i))
+        out.append((D(30 + i).n, len(out)))
+    return out
+""",
+    # a guard failing with values stacked below the load: the tracer resumes over the
+    # frame's stack as the replay left it (side_exit.guard)
+    "side_exit_guard": """
+def make():
+    return ([1],)
+def program(box):
+    out = []
+    c = C()
+    for i in range(3):
+        out.append((D(10 + i), D(20 + i).n, c.x, len(out)))
+    return [(t[1], t[2], t[3]) for t in out]
+""",
+    # a return from inside a loop: the iterator (and the list of a D it holds) is still
+    # stacked; tr_frame_clear releases it, as eagerly
+    "return_in_loop": """
+def make():
+    return ([1],)
+def program(box):
+    for d in [D(5), D(6)]:
+        if d.n == 5:
+            return d.n + box[0]
+    return 0
+""",
+    # an exception leaving the replayed frame, the iterator stacked (the recorded run
+    # raised there too: the replay ends with it)
+    "raise_out": """
+def make():
+    return ([0],)
+def program(box):
+    for d in [D(7), D(8)]:
+        return d.n // box[0]
+""",
+    # MAKE_FUNCTION reads its parts off the frame's stack (SP_SAVE before it)
+    "make_function": """
+def make():
+    return ([1],)
+def program(box):
+    out = []
+    for i in range(3):
+        g = lambda a=D(40 + i).n, b=i * box[0]: a + b
+        out.append(g())
+    return out
+""",
+}
+
+REPLAY_STACK_PLANS = {
+    "handler": ([("call", "make")] * 3, ["replays_completed"]),
+    "side_exit_raise": ([("call", "make")] * 2 + [("do", "zero"), ("call", "make")],
+                        ["side_exit.exception"]),
+    "side_exit_guard": ([("call", "make")] * 2 + [("do", "rebind"), ("call", "make")],
+                        ["side_exits"]),
+    "return_in_loop": ([("call", "make")] * 3, ["replays_completed"]),
+    "raise_out": ([("call", "make")] * 3, ["replays"]),
+    "make_function": ([("call", "make")] * 3, ["replays_completed"]),
+}
+
+
+def replay_stack():
+    """The replay's stack level kept in a local of replay_frame (tr_replay.c sp; f->sp
+    written by SP_SAVE before what reads it, read back by SP_LOAD after what moves it):
+    values with a logging __del__ stacked where a replayed frame enters a handler of the
+    recorded path (handler), leaves the trace at an exception it did not record
+    (side_exit_raise) or at a failing guard (side_exit_guard), returns from inside a loop
+    (return_in_loop), lets an exception out (raise_out), and makes a function from
+    stacked defaults (make_function): results and the log as eagerly, and each arm's
+    path taken (its stats key)."""
+    ok = True
+    for arm, src in REPLAY_STACK_SRC.items():
+        plan, keys = REPLAY_STACK_PLANS[arm]
+        good, _, _ = check(f"replay_stack.{arm}", REPLAY_STACK_HEAD + src, plan, keys)
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2844,7 +2966,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
-                                  record_load_quick]}
+                                  record_load_quick, replay_stack]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
