@@ -649,6 +649,21 @@ static void prepare(TrRecTrace *t, const TrFrame *f)
     t->prepared = 1;
 }
 
+/* The jump to a step's case: one load and an indirect jump through a table of the
+ * cases' labels where the compiler has labels as values (as run_frame's op_targets:
+ * clang's switch spent a range test and a relative table's add here); the switch
+ * everywhere else. Each case is RCASE(name), a case label and, with the table, a
+ * label rop_name; an opcode without a case goes to the switch's default. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TR_REPLAY_GOTO 1
+#define RCASE(name) case TR_OP_##name: rop_##name
+#define RCASE_UNSUPPORTED rop_unsupported:
+#else
+#define TR_REPLAY_GOTO 0
+#define RCASE(name) case TR_OP_##name
+#define RCASE_UNSUPPORTED
+#endif
+
 /* Runs the steps over f. Returns 0 with *out (returned: the value's strong reference,
  * handed to the caller), or -1 with an exception. f's values are f's (tr_frame_clear
  * releases what is left); a load's owner is borrowed from the stack or a local, the
@@ -665,6 +680,82 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     int next = 0, exit_reason = TR_EXIT_OTHER, guard_kind = -1, throwing = 0;
     TrValue *const stack = f->stack, *const stack_end = f->stack + f->stacksize;
     TrValue *sp = stack + f->sp;   /* the level (SP_SAVE, SP_LOAD) */
+#if TR_REPLAY_GOTO
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#else
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+    static void *const targets[256] = {
+        [0 ... 255] = &&rop_unsupported,
+        [TR_OP_NOP] = &&rop_NOP,
+        [TR_OP_RESUME] = &&rop_RESUME,
+        [TR_OP_POP_TOP] = &&rop_POP_TOP,
+        [TR_OP_PUSH_NULL] = &&rop_PUSH_NULL,
+        [TR_OP_LOAD_FAST] = &&rop_LOAD_FAST,
+        [TR_OP_STORE_FAST] = &&rop_STORE_FAST,
+        [TR_OP_DELETE_FAST] = &&rop_DELETE_FAST,
+        [TR_OP_LOAD_CONST] = &&rop_LOAD_CONST,
+        [TR_OP_LOAD_GLOBAL] = &&rop_LOAD_GLOBAL,
+        [TR_OP_UNARY_POSITIVE] = &&rop_UNARY_POSITIVE,
+        [TR_OP_UNARY_NEGATIVE] = &&rop_UNARY_NEGATIVE,
+        [TR_OP_UNARY_INVERT] = &&rop_UNARY_INVERT,
+        [TR_OP_UNARY_NOT] = &&rop_UNARY_NOT,
+        [TR_OP_BINARY_OP] = &&rop_BINARY_OP,
+        [TR_OP_COMPARE_OP] = &&rop_COMPARE_OP,
+        [TR_OP_CONTAINS_OP] = &&rop_CONTAINS_OP,
+        [TR_OP_BINARY_SUBSCR] = &&rop_BINARY_SUBSCR,
+        [TR_OP_IS_OP] = &&rop_IS_OP,
+        [TR_OP_STORE_SUBSCR] = &&rop_STORE_SUBSCR,
+        [TR_OP_DELETE_SUBSCR] = &&rop_DELETE_SUBSCR,
+        [TR_OP_BUILD_TUPLE] = &&rop_BUILD_TUPLE,
+        [TR_OP_BUILD_LIST] = &&rop_BUILD_LIST,
+        [TR_OP_BUILD_MAP] = &&rop_BUILD_MAP,
+        [TR_OP_BUILD_CONST_KEY_MAP] = &&rop_BUILD_CONST_KEY_MAP,
+        [TR_OP_BUILD_STRING] = &&rop_BUILD_STRING,
+        [TR_OP_LIST_APPEND] = &&rop_LIST_APPEND,
+        [TR_OP_LIST_EXTEND] = &&rop_LIST_EXTEND,
+        [TR_OP_LIST_TO_TUPLE] = &&rop_LIST_TO_TUPLE,
+        [TR_OP_GET_ITER] = &&rop_GET_ITER,
+        [TR_OP_FOR_ITER] = &&rop_FOR_ITER,
+        [TR_OP_JUMP_FORWARD] = &&rop_JUMP_FORWARD,
+        [TR_OP_JUMP_BACKWARD] = &&rop_JUMP_BACKWARD,
+        [TR_OP_JUMP_BACKWARD_NO_INTERRUPT] = &&rop_JUMP_BACKWARD_NO_INTERRUPT,
+        [TR_OP_POP_JUMP_FORWARD_IF_FALSE] = &&rop_POP_JUMP_FORWARD_IF_FALSE,
+        [TR_OP_POP_JUMP_FORWARD_IF_TRUE] = &&rop_POP_JUMP_FORWARD_IF_TRUE,
+        [TR_OP_POP_JUMP_BACKWARD_IF_FALSE] = &&rop_POP_JUMP_BACKWARD_IF_FALSE,
+        [TR_OP_POP_JUMP_BACKWARD_IF_TRUE] = &&rop_POP_JUMP_BACKWARD_IF_TRUE,
+        [TR_OP_POP_JUMP_FORWARD_IF_NONE] = &&rop_POP_JUMP_FORWARD_IF_NONE,
+        [TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE] = &&rop_POP_JUMP_FORWARD_IF_NOT_NONE,
+        [TR_OP_POP_JUMP_BACKWARD_IF_NONE] = &&rop_POP_JUMP_BACKWARD_IF_NONE,
+        [TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE] = &&rop_POP_JUMP_BACKWARD_IF_NOT_NONE,
+        [TR_OP_JUMP_IF_FALSE_OR_POP] = &&rop_JUMP_IF_FALSE_OR_POP,
+        [TR_OP_JUMP_IF_TRUE_OR_POP] = &&rop_JUMP_IF_TRUE_OR_POP,
+        [TR_OP_RETURN_VALUE] = &&rop_RETURN_VALUE,
+        [TR_OP_LOAD_ATTR] = &&rop_LOAD_ATTR,
+        [TR_OP_LOAD_METHOD] = &&rop_LOAD_METHOD,
+        [TR_OP_STORE_ATTR] = &&rop_STORE_ATTR,
+        [TR_OP_DELETE_ATTR] = &&rop_DELETE_ATTR,
+        [TR_OP_PRECALL] = &&rop_PRECALL,
+        [TR_OP_KW_NAMES] = &&rop_KW_NAMES,
+        [TR_OP_CALL] = &&rop_CALL,
+        [TR_OP_MAKE_FUNCTION] = &&rop_MAKE_FUNCTION,
+        [TR_OP_FORMAT_VALUE] = &&rop_FORMAT_VALUE,
+        [TR_OP_PUSH_EXC_INFO] = &&rop_PUSH_EXC_INFO,
+        [TR_OP_POP_EXCEPT] = &&rop_POP_EXCEPT,
+        [TR_OP_CHECK_EXC_MATCH] = &&rop_CHECK_EXC_MATCH,
+        [TR_OP_RERAISE] = &&rop_RERAISE,
+        [TR_OP_COPY] = &&rop_COPY,
+        [TR_OP_SWAP] = &&rop_SWAP,
+    };
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#else
+#pragma GCC diagnostic pop
+#endif
+#endif
     if (!t->prepared)
         prepare(t, f);
     for (i = 0; i < t->nsteps; i++) {
@@ -677,18 +768,21 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         int here = f->lasti = s->offset;
         next = here + 1 + op_caches[op];
         int jumped = 0;
+#if TR_REPLAY_GOTO
+        goto *targets[op];
+#endif
         switch (op) {
-        case TR_OP_NOP:
-        case TR_OP_RESUME:
+        RCASE(NOP):
+        RCASE(RESUME):
             break;
-        case TR_OP_POP_TOP:
+        RCASE(POP_TOP):
             before_release(TOP().obj);
             CLEAR_VALUE(POP());
             break;
-        case TR_OP_PUSH_NULL:
+        RCASE(PUSH_NULL):
             PUSH_OBJ(NULL);
             break;
-        case TR_OP_LOAD_FAST: {
+        RCASE(LOAD_FAST): {
             PyObject *v = f->localsplus[oparg].obj;
             if (v == NULL) {
                 tr_op_unbound_local(co, oparg);
@@ -712,7 +806,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(Py_NewRef(v));
             break;
         }
-        case TR_OP_STORE_FAST: {
+        RCASE(STORE_FAST): {
             TrValue v = POP();
             TrValue old = f->localsplus[oparg];
             before_release(old.obj);
@@ -720,7 +814,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             tr_value_clear(&old);   /* a local bound by tr_call_bind may carry some */
             break;
         }
-        case TR_OP_DELETE_FAST:
+        RCASE(DELETE_FAST):
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (f->localsplus[oparg].obj == NULL) {
                 tr_op_unbound_local(co, oparg);
@@ -728,10 +822,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             tr_value_clear(&f->localsplus[oparg]);
             break;
-        case TR_OP_LOAD_CONST:
+        RCASE(LOAD_CONST):
             PUSH_OBJ(Py_NewRef(PyTuple_GET_ITEM(co->co_consts, oparg)));
             break;
-        case TR_OP_LOAD_GLOBAL: {
+        RCASE(LOAD_GLOBAL): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg >> 1);
             int builtin;
@@ -745,10 +839,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(v);
             break;
         }
-        case TR_OP_UNARY_POSITIVE:
-        case TR_OP_UNARY_NEGATIVE:
-        case TR_OP_UNARY_INVERT:
-        case TR_OP_UNARY_NOT: {
+        RCASE(UNARY_POSITIVE):
+        RCASE(UNARY_NEGATIVE):
+        RCASE(UNARY_INVERT):
+        RCASE(UNARY_NOT): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *v = TOP().obj;
             if (!plain(v, NULL))
@@ -760,10 +854,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_BINARY_OP:
-        case TR_OP_COMPARE_OP:
-        case TR_OP_CONTAINS_OP:
-        case TR_OP_BINARY_SUBSCR: {
+        RCASE(BINARY_OP):
+        RCASE(COMPARE_OP):
+        RCASE(CONTAINS_OP):
+        RCASE(BINARY_SUBSCR): {
             PyObject *a = PEEK(2).obj, *b = TOP().obj, *r = NULL;
             if (!int_or_float(a) || !int_or_float(b)) {   /* the common case first */
                 if (!tr_is_plain_operands(a, b))
@@ -786,15 +880,15 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_IS_OP: {
+        RCASE(IS_OP): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
             POP_CLEAR(2, "tr_op_pop");
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_STORE_SUBSCR:
-        case TR_OP_DELETE_SUBSCR: {
+        RCASE(STORE_SUBSCR):
+        RCASE(DELETE_SUBSCR): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int err;
             fwd_forget_all(st);       /* a dict write may be an instance dict */
@@ -807,8 +901,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 goto error;
             break;
         }
-        case TR_OP_BUILD_TUPLE:
-        case TR_OP_BUILD_LIST: {
+        RCASE(BUILD_TUPLE):
+        RCASE(BUILD_LIST): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = op == TR_OP_BUILD_TUPLE ? tr_op_build_tuple(&PEEK(oparg), oparg)
                                                   : tr_op_build_list(&PEEK(oparg), oparg);
@@ -819,7 +913,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_BUILD_MAP: {
+        RCASE(BUILD_MAP): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             fwd_forget_all(st);       /* keys' __hash__ / __eq__ */
             PyObject *r = tr_op_build_map(&PEEK(2 * oparg), oparg);
@@ -830,7 +924,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_BUILD_CONST_KEY_MAP: {
+        RCASE(BUILD_CONST_KEY_MAP): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_build_const_key_map(&PEEK(oparg + 1), TOP().obj, oparg);
             if (r == NULL)
@@ -840,7 +934,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_BUILD_STRING: {
+        RCASE(BUILD_STRING): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_build_string(&PEEK(oparg), oparg);
             if (r == NULL)
@@ -850,13 +944,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_LIST_APPEND:
+        RCASE(LIST_APPEND):
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (tr_op_list_append(PEEK(oparg + 1).obj, TOP().obj) < 0)
                 goto error;
             CLEAR_VALUE(POP());
             break;
-        case TR_OP_LIST_EXTEND: {
+        RCASE(LIST_EXTEND): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!PyList_CheckExact(TOP().obj) && !PyTuple_CheckExact(TOP().obj))
                 fwd_forget_all(st);   /* iterating may run user code */
@@ -865,7 +959,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             CLEAR_VALUE(POP());
             break;
         }
-        case TR_OP_LIST_TO_TUPLE: {
+        RCASE(LIST_TO_TUPLE): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_list_to_tuple(TOP().obj);
             if (r == NULL)
@@ -873,7 +967,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             SET_TOP_OBJ(r);
             break;
         }
-        case TR_OP_GET_ITER: {
+        RCASE(GET_ITER): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
@@ -883,7 +977,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             SET_TOP_OBJ(it);
             break;
         }
-        case TR_OP_FOR_ITER: {
+        RCASE(FOR_ITER): {
             PyObject *it = TOP().obj;
             /* FOR_ITER's operand is the iterator GET_ITER made: those of ranges, lists
              * and tuples yield without running code (the test named the iterables,
@@ -910,21 +1004,21 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             jumped = 1;
             break;
         }
-        case TR_OP_JUMP_FORWARD:
+        RCASE(JUMP_FORWARD):
             next += oparg;
             break;
-        case TR_OP_JUMP_BACKWARD:
-        case TR_OP_JUMP_BACKWARD_NO_INTERRUPT:
+        RCASE(JUMP_BACKWARD):
+        RCASE(JUMP_BACKWARD_NO_INTERRUPT):
             next -= oparg;
             break;
-        case TR_OP_POP_JUMP_FORWARD_IF_FALSE:
-        case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_TRUE:
-        case TR_OP_POP_JUMP_FORWARD_IF_NONE:
-        case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
+        RCASE(POP_JUMP_FORWARD_IF_FALSE):
+        RCASE(POP_JUMP_FORWARD_IF_TRUE):
+        RCASE(POP_JUMP_BACKWARD_IF_FALSE):
+        RCASE(POP_JUMP_BACKWARD_IF_TRUE):
+        RCASE(POP_JUMP_FORWARD_IF_NONE):
+        RCASE(POP_JUMP_FORWARD_IF_NOT_NONE):
+        RCASE(POP_JUMP_BACKWARD_IF_NONE):
+        RCASE(POP_JUMP_BACKWARD_IF_NOT_NONE): {
             int delta = 0, is_none_test = op == TR_OP_POP_JUMP_FORWARD_IF_NONE ||
                 op == TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE || op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
                 op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
@@ -942,8 +1036,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             break;
         }
-        case TR_OP_JUMP_IF_FALSE_OR_POP:
-        case TR_OP_JUMP_IF_TRUE_OR_POP: {
+        RCASE(JUMP_IF_FALSE_OR_POP):
+        RCASE(JUMP_IF_TRUE_OR_POP): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
@@ -959,13 +1053,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             break;
         }
-        case TR_OP_RETURN_VALUE:
+        RCASE(RETURN_VALUE):
             *out = POP();
             SP_SAVE();
             tr_stat_add(TR_STAT_REPLAYS_DONE);
             return 0;
-        case TR_OP_LOAD_ATTR:
-        case TR_OP_LOAD_METHOD: {
+        RCASE(LOAD_ATTR):
+        RCASE(LOAD_METHOD): {
             owner = TOP().obj;
             fused = 0;
         load_attr: ;
@@ -1061,8 +1155,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 PUSH_OBJ(r);
             break;
         }
-        case TR_OP_STORE_ATTR:
-        case TR_OP_DELETE_ATTR: {
+        RCASE(STORE_ATTR):
+        RCASE(DELETE_ATTR): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg);
             owner = TOP().obj;
@@ -1077,7 +1171,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 CLEAR_VALUE(POP());
             break;
         }
-        case TR_OP_PRECALL: {
+        RCASE(PRECALL): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue *callable = &PEEK(oparg + 1);
             if (PEEK(oparg + 2).obj == NULL && Py_IS_TYPE(callable->obj, &PyMethod_Type)) {
@@ -1088,11 +1182,11 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             break;
         }
-        case TR_OP_KW_NAMES:
+        RCASE(KW_NAMES):
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             f->kwnames = PyTuple_GET_ITEM(co->co_consts, oparg);
             break;
-        case TR_OP_CALL: {
+        RCASE(CALL): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int is_meth = PEEK(oparg + 2).obj != NULL;
             int nargs = oparg + is_meth;
@@ -1132,7 +1226,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_MAKE_FUNCTION: {
+        RCASE(MAKE_FUNCTION): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int n;
             SP_SAVE();
@@ -1144,7 +1238,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(fn);
             break;
         }
-        case TR_OP_FORMAT_VALUE: {
+        RCASE(FORMAT_VALUE): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *spec = (oparg & 4) == 4 ? TOP().obj : NULL;
             PyObject *v = spec != NULL ? PEEK(2).obj : TOP().obj;
@@ -1158,21 +1252,21 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             SET_TOP_OBJ(r);
             break;
         }
-        case TR_OP_PUSH_EXC_INFO: {
+        RCASE(PUSH_EXC_INFO): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue exc = POP();
             PUSH_OBJ(tr_op_push_exc_info(exc.obj));
             *sp++ = exc;
             break;
         }
-        case TR_OP_POP_EXCEPT: {
+        RCASE(POP_EXCEPT): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue prev = POP();
             tr_op_pop_except(prev.obj);
             tr_value_clear(&prev);
             break;
         }
-        case TR_OP_CHECK_EXC_MATCH: {
+        RCASE(CHECK_EXC_MATCH): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_check_exc_match(PEEK(2).obj, TOP().obj);
             if (r == NULL)
@@ -1180,7 +1274,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             SET_TOP_OBJ(r);
             break;
         }
-        case TR_OP_RERAISE: {
+        RCASE(RERAISE): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue exc = POP();
             int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
@@ -1189,16 +1283,17 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 goto error;
             goto unwind;   /* a re-raise adds no traceback entry */
         }
-        case TR_OP_COPY:
+        RCASE(COPY):
             PUSH_OBJ(Py_XNewRef(PEEK(oparg).obj));
             break;
-        case TR_OP_SWAP: {
+        RCASE(SWAP): {
             TrValue tmp = TOP();
             TOP() = PEEK(oparg);
             PEEK(oparg) = tmp;
             break;
         }
         default:
+        RCASE_UNSUPPORTED
             fprintf(stderr, "tracefuzz: replay of unsupported opcode %d\n", op);
             abort();
         }
