@@ -765,7 +765,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
          * paths read s->offset and s->op (the same values), so that neither must
          * live through the case's calls (clang kept both in callee-saved registers
          * and spilled the loop's own state instead: 2-4% of a replayed call). */
-        int here = f->lasti = s->offset;
+        int here = s->offset;     /* f->lasti: written where it is read (below) */
         next = here + 1 + op_caches[op];
         int jumped = 0;
 #if TR_REPLAY_GOTO
@@ -797,7 +797,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (s->fuses) {                /* worked out by prepare */
                 s = &t->steps[++i];
                 op = s->op;
-                here = f->lasti = s->offset;
+                here = s->offset;
                 next = here + 1 + op_caches[op];
                 owner = v;
                 fused = 1;
@@ -1277,6 +1277,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         RCASE(RERAISE): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue exc = POP();
+            f->lasti = s->offset;   /* tr_exc_enter_handler's push_lasti when oparg is 0 */
             int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
             tr_value_clear(&exc);
             if (err < 0)
@@ -1371,6 +1372,12 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     next = i > 0 ? next : 0;
 exit:
     SP_SAVE();
+    /* The instruction the replay left at (the step that ran, failed or found its
+     * guard failing; the last one if every step ran): f->lasti is not written per
+     * step, nothing reads it while the replay runs (a replayed frame is linked
+     * nowhere, tr_frame_run makes it the current frame only from here on). */
+    if (t->nsteps > 0)
+        f->lasti = t->steps[i < t->nsteps ? i : t->nsteps - 1].offset;
     tr_stat_side_exit((TrExitReason)exit_reason, guard_kind);
     if (exit_reason == TR_EXIT_GUARD)
         t->stale = guard_kind;

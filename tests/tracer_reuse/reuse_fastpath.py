@@ -2953,6 +2953,64 @@ def replay_stack():
     return ok
 
 
+
+REPLAY_LASTI_SRC = """
+import sys
+LOG = []
+class C:
+    x = 1
+def rebind(box):
+    C.x = 2
+def make():
+    return ([1],)
+def lines(e):
+    out = []
+    tb = e.__traceback__
+    while tb is not None:
+        out.append((tb.tb_frame.f_code.co_name, tb.tb_lineno, tb.tb_lasti))
+        tb = tb.tb_next
+    return out
+def program(box):
+    c = C()
+    t = 0
+    for i in range(4):
+        try:
+            try:
+                t += c.x
+                t += 10 // (i - 1)
+            except KeyError:
+                t += 1000
+        except ZeroDivisionError as e:
+            LOG.append(("caught", i, lines(e)))
+        try:
+            try:
+                t += [1, 2][i - 5 + c.x]
+            finally:
+                t += 1
+        except IndexError as e:
+            LOG.append(("index", i, lines(e)))
+    return t
+"""
+
+
+def replay_lasti():
+    """The replayed frame's f->lasti written only where it is read (tr_replay.c: the error
+    path before the traceback entry and the handler's pushed lasti, RERAISE, the side
+    exit), not at every step: exceptions raised at two instructions of a replayed loop,
+    through an except clause that does not match (RERAISE 0 and its cleanup, which
+    pushes lasti) and a finally (RERAISE 1), record the lines and offsets eager
+    records, replayed to the end and after a side exit at a class attribute's guard
+    (the tracer finishes the call). Seen to fail with the error path's write left out;
+    the writes at RERAISE and at the side exit are defensive (the pushed lasti only
+    comes back through RERAISE 1 into f->lasti, which the error path writes again
+    before any traceback entry; tr_frame_run reads it only when it resumes throwing,
+    which a side exit never does): no case fails without them."""
+    plan = [("call", "make")] * 3 + [("do", "rebind"), ("call", "make")]
+    ok, _, _ = check("replay_lasti", REPLAY_LASTI_SRC, plan,
+                     ["replays_completed", "side_exit.guard.class_attr"])
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2966,7 +3024,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
-                                  record_load_quick, replay_stack]}
+                                  record_load_quick, replay_stack,
+                                  replay_lasti]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
