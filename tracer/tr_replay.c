@@ -865,7 +865,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 if (!simple(a) || !simple(b))
                     tr_replay_epoch++;     /* also for the uncalm CONTAINS_OP, BINARY_SUBSCR */
             }
-            if (op == TR_OP_BINARY_OP)
+            /* op's own call: BINARY_OP's first, its label's own test (one compare
+             * where the chain of three stood; the cases share the rest) */
+            if (__builtin_expect(op == TR_OP_BINARY_OP, 1))
                 r = binary_same_type(oparg, a, b);
             else if (op == TR_OP_COMPARE_OP)
                 r = tr_op_compare(oparg, a, b);
@@ -877,7 +879,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             pop_two(sp);               /* ceval's order: the deeper operand first */
             if (r == NULL)
                 goto error;
-            PUSH_OBJ(r);
+            sp->obj = r;               /* in the deeper operand's slot: room for it */
+            sp->prov = NULL;
+            sp++;
             break;
         }
         RCASE(IS_OP): {
