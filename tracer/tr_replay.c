@@ -1068,8 +1068,20 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             fused = 0;
         load_attr: ;
             /* fused: owner is LOAD_FAST's local, not on the stack (see LOAD_FAST) */
-            tr_dict_settle(owner);
             TrAttrStep *a = &t->attrs[s->attr];
+            PyObject *r;
+            if (a->calm == 3) {
+                /* Hoisted in full (below), asked first: the guards' hoist and the
+                 * oracle's for this owner in this epoch. The owner's dict was settled
+                 * by the load that kept hoist_owner, in this epoch, and nothing gives
+                 * a dict its values back (another object at its address needs user
+                 * code, which moves the epoch): no tr_dict_settle here. */
+                uint64_t ep = tr_replay_epoch;
+                if (a->hoist_owner == owner && a->hoist_epoch == ep && a->pc_epoch == ep &&
+                    a->pc_owner == owner && a->pc_type == Py_TYPE(owner))
+                    goto hoisted_full;
+            }
+            tr_dict_settle(owner);
             uint64_t epoch = tr_replay_epoch;
             int g = -1;
             /* only a calm load hoists: any other moves the epoch below anyway; and
@@ -1077,7 +1089,6 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             int calm = fused || fused_kind(a, op);
             /* 1 the entry hoists by epochs, 4 it keeps versions (no fault on) */
             int hoists = a->calm == 3 ? 1 : a->calm == 4 && st->faults == 0 ? 4 : 0;
-            PyObject *r;
             if (hoists != 1 || a->hoist_owner != owner || a->hoist_epoch != epoch) {
                 if (hoists == 4 && versioned_hit(a, owner))
                     goto hoisted_full;
