@@ -329,6 +329,7 @@ state a shortcut skips changes and the shortcut does not notice.
                       the slot unset is a retrace, not a side exit). Checked to fail with
                       the input test and with the guards past the type's left out
 """
+import ctypes
 import sys
 
 import tfjit
@@ -3011,6 +3012,70 @@ def replay_lasti():
     return ok
 
 
+
+REPLAY_SETTLE_SRC = """
+class S:
+    __slots__ = ("v",)
+class T(S):
+    pass
+def make(n):
+    out = []
+    for i in range(n):
+        o = T()
+        o.v = i
+        out.append(o)
+    return tuple(out)
+def program(ts):
+    t = 0
+    for i in range(3):
+        for o in ts:
+            t += o.v
+    for o in ts:
+        t += o.v * 2
+    return t
+"""
+
+
+def inline_values(o):
+    """1 when o (an instance of a type with a managed dict) still holds its attributes
+    inline, its dict not made (CPython 3.11: the values pointer four words before the
+    object, tr_core.h tr_dict_settle)."""
+    return ctypes.c_void_p.from_address(id(o) - 4 * ctypes.sizeof(ctypes.c_void_p)).value is not None
+
+
+def replay_settle():
+    """A replayed load hoisted in full is asked before tr_dict_settle (tr_replay.c): its
+    owner was settled in this epoch by the load that kept the hoist. Owners of a type
+    with a managed dict whose loaded attribute is a slot (a data descriptor: the guards
+    never read the dict) are read by one instruction's entry, which hoists (calm 3), in
+    a loop over three fresh owners each call: after each replayed call every owner given
+    to it has its dict made, as after the traced call (history-independent: fuzz
+    determinism), and the results are eager's. Seen to fail with the settle left out
+    of every load of an entry that hoists (not only of the hoisted owner's)."""
+    ns = fresh(REPLAY_SETTLE_SRC)
+    f = tfjit.jit(ns["program"])
+    ok = True
+    before = tfjit.stats()
+    for k, n in enumerate((3, 3, 3, 3)):
+        ts = ns["make"](n)
+        want = ns["program"](ts)
+        if not all(inline_values(o) for o in ts):
+            print(f"FAIL replay_settle: call {k}: eager made a dict")
+            return False
+        got = f(ts)
+        left = [o.v for o in ts if inline_values(o)]
+        if got != want or left:
+            print(f"FAIL replay_settle: call {k}: {got} want {want}; inline still {left}")
+            ok = False
+    delta = stats_delta(before)
+    if delta.get("replays_completed", 0) < 3:
+        print(f"FAIL replay_settle: not replayed: {delta}")
+        ok = False
+    if ok:
+        print(f"ok   replay_settle: {delta}")
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -3025,7 +3090,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
                                   record_load_quick, replay_stack,
-                                  replay_lasti]}
+                                  replay_lasti, replay_settle]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
