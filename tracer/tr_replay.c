@@ -658,10 +658,12 @@ static void prepare(TrRecTrace *t, const TrFrame *f)
 #define TR_REPLAY_GOTO 1
 #define RCASE(name) case TR_OP_##name: rop_##name
 #define RCASE_UNSUPPORTED rop_unsupported:
+#define TR_REPLAY_LIKELY(x) __builtin_expect((x) != 0, 1)
 #else
 #define TR_REPLAY_GOTO 0
 #define RCASE(name) case TR_OP_##name
 #define RCASE_UNSUPPORTED
+#define TR_REPLAY_LIKELY(x) (x)
 #endif
 
 /* Runs the steps over f. Returns 0 with *out (returned: the value's strong reference,
@@ -865,9 +867,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 if (!simple(a) || !simple(b))
                     tr_replay_epoch++;     /* also for the uncalm CONTAINS_OP, BINARY_SUBSCR */
             }
-            /* op's own call: BINARY_OP's first, its label's own test (one compare
-             * where the chain of three stood; the cases share the rest) */
-            if (__builtin_expect(op == TR_OP_BINARY_OP, 1))
+            /* op's own call: BINARY_OP's first and expected (clang's layout
+             * otherwise tested the three others first; the cases share the rest) */
+            if (TR_REPLAY_LIKELY(op == TR_OP_BINARY_OP))
                 r = binary_same_type(oparg, a, b);
             else if (op == TR_OP_COMPARE_OP)
                 r = tr_op_compare(oparg, a, b);
