@@ -318,13 +318,27 @@ static inline int plain(PyObject *a, PyObject *b)
     return tr_is_plain_operands(a, b);
 }
 
+/* tr_op_take for the replay's stack, whose level replay_frame keeps in a local (sp,
+ * the slot above the top; stack its bottom): the deepest of the top n values, which is
+ * the new level. A stack holding fewer is the tracer's own bug: abort, naming `what`
+ * pops (as tr_op_take). Borrows everything, releases nothing. */
+TR_HOT_INLINE TrValue *take(TrValue *sp, const TrValue *stack, int n, const char *what)
+{
+    if (n > sp - stack) {
+        fprintf(stderr, "tracefuzz: %s pops %d values from a stack of %d\n", what, n,
+                (int)(sp - stack));
+        abort();
+    }
+    return sp - n;
+}
+
 /* tr_op_pop_call for the replay's stack, whose values carry no provenance: the same
  * releases in the same order (the function, then self or the callable slot and the
- * arguments), without tr_value_clear's provenance test and call per value. */
-TR_HOT_INLINE void pop_call(TrFrame *f, int oparg)
+ * arguments), without tr_value_clear's provenance test and call per value. base: the
+ * oparg + 2 values taken (take), their references released here. */
+TR_HOT_INLINE void pop_call(TrValue *base, int oparg)
 {
     int n = oparg + 2;
-    TrValue *base = tr_op_take(f, n, "CALL");
     int first = base[0].obj != NULL ? 0 : 1;     /* the function */
     for (int k = first; k < n; k++) {
         PyObject *o = base[k].obj;
@@ -335,10 +349,10 @@ TR_HOT_INLINE void pop_call(TrFrame *f, int oparg)
 }
 
 /* tr_op_pop(f, 2) for the replay's stack, whose values carry no provenance: the two
- * operands released deepest first, without tr_value_clear's test per value. */
-TR_HOT_INLINE void pop_two(TrFrame *f)
+ * operands released deepest first, without tr_value_clear's test per value. v: the two
+ * values taken (take), their references released here. */
+TR_HOT_INLINE void pop_two(TrValue *v)
 {
-    TrValue *v = tr_op_take(f, 2, "tr_op_pop");
     PyObject *a = v[0].obj, *b = v[1].obj;
     assert(v[0].prov == NULL && v[1].prov == NULL);
     v[0].obj = NULL;
@@ -412,17 +426,34 @@ done:
     return rc;
 }
 
-#define TOP() (f->stack[f->sp - 1])
-#define PEEK(n) (f->stack[f->sp - (n)])
-#define POP() (f->stack[--f->sp])
+/* replay_frame's stack: its level in a local (sp, the slot above the top, between
+ * stack and stack_end), which the compiler may keep in a register (f->sp is an int
+ * behind f, reloaded after every store of a value: -fno-strict-aliasing). f->sp is
+ * written (SP_SAVE) before whatever reads it (tr_op_make_function_on_stack, the
+ * exception paths, the side exit, the return: tr_frame_clear releases what is left)
+ * and read again (SP_LOAD) after what moves it (tr_exc_enter_handler). Nothing else
+ * sees a replayed frame: it is linked nowhere (no prev, no frame object), and callees
+ * run natively. */
+#define SP_SAVE() (f->sp = (int)(sp - stack))
+#define SP_LOAD() (sp = stack + f->sp)
+#define TOP() (sp[-1])
+#define PEEK(n) (sp[-(n)])
+#define POP() (*--sp)
 #define PUSH_OBJ(o) do { \
-        if (f->sp >= f->stacksize) { \
+        if (sp >= stack_end) { \
             fprintf(stderr, "tracefuzz: replay stack overflow\n"); \
             abort(); \
         } \
-        f->stack[f->sp].obj = (o); \
-        f->stack[f->sp].prov = NULL; \
-        f->sp++; \
+        sp->obj = (o); \
+        sp->prov = NULL; \
+        sp++; \
+    } while (0)
+/* tr_op_pop(f, n) on the local level: the top n values released deepest first. */
+#define POP_CLEAR(n, what) do { \
+        int n_ = (n); \
+        TrValue *v_ = sp = take(sp, stack, n_, what); \
+        for (int k_ = 0; k_ < n_; k_++) \
+            tr_value_clear(&v_[k_]); \
     } while (0)
 #define CLEAR_VALUE(v) do { TrValue tmp_ = (v); tr_value_clear(&tmp_); } while (0)
 #define SET_TOP_OBJ(o) do { CLEAR_VALUE(TOP()); TOP().obj = (o); } while (0)
@@ -618,6 +649,23 @@ static void prepare(TrRecTrace *t, const TrFrame *f)
     t->prepared = 1;
 }
 
+/* The jump to a step's case: one load and an indirect jump through a table of the
+ * cases' labels where the compiler has labels as values (as run_frame's op_targets:
+ * clang's switch spent a range test and a relative table's add here); the switch
+ * everywhere else. Each case is RCASE(name), a case label and, with the table, a
+ * label rop_name; an opcode without a case goes to the switch's default. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TR_REPLAY_GOTO 1
+#define RCASE(name) case TR_OP_##name: rop_##name
+#define RCASE_UNSUPPORTED rop_unsupported:
+#define TR_REPLAY_LIKELY(x) __builtin_expect((x) != 0, 1)
+#else
+#define TR_REPLAY_GOTO 0
+#define RCASE(name) case TR_OP_##name
+#define RCASE_UNSUPPORTED
+#define TR_REPLAY_LIKELY(x) (x)
+#endif
+
 /* Runs the steps over f. Returns 0 with *out (returned: the value's strong reference,
  * handed to the caller), or -1 with an exception. f's values are f's (tr_frame_clear
  * releases what is left); a load's owner is borrowed from the stack or a local, the
@@ -632,6 +680,84 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     int fused;            /* owner is LOAD_FAST's local, not on the stack */
     Py_ssize_t i = 0;
     int next = 0, exit_reason = TR_EXIT_OTHER, guard_kind = -1, throwing = 0;
+    TrValue *const stack = f->stack, *const stack_end = f->stack + f->stacksize;
+    TrValue *sp = stack + f->sp;   /* the level (SP_SAVE, SP_LOAD) */
+#if TR_REPLAY_GOTO
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#else
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+    static void *const targets[256] = {
+        [0 ... 255] = &&rop_unsupported,
+        [TR_OP_NOP] = &&rop_NOP,
+        [TR_OP_RESUME] = &&rop_RESUME,
+        [TR_OP_POP_TOP] = &&rop_POP_TOP,
+        [TR_OP_PUSH_NULL] = &&rop_PUSH_NULL,
+        [TR_OP_LOAD_FAST] = &&rop_LOAD_FAST,
+        [TR_OP_STORE_FAST] = &&rop_STORE_FAST,
+        [TR_OP_DELETE_FAST] = &&rop_DELETE_FAST,
+        [TR_OP_LOAD_CONST] = &&rop_LOAD_CONST,
+        [TR_OP_LOAD_GLOBAL] = &&rop_LOAD_GLOBAL,
+        [TR_OP_UNARY_POSITIVE] = &&rop_UNARY_POSITIVE,
+        [TR_OP_UNARY_NEGATIVE] = &&rop_UNARY_NEGATIVE,
+        [TR_OP_UNARY_INVERT] = &&rop_UNARY_INVERT,
+        [TR_OP_UNARY_NOT] = &&rop_UNARY_NOT,
+        [TR_OP_BINARY_OP] = &&rop_BINARY_OP,
+        [TR_OP_COMPARE_OP] = &&rop_COMPARE_OP,
+        [TR_OP_CONTAINS_OP] = &&rop_CONTAINS_OP,
+        [TR_OP_BINARY_SUBSCR] = &&rop_BINARY_SUBSCR,
+        [TR_OP_IS_OP] = &&rop_IS_OP,
+        [TR_OP_STORE_SUBSCR] = &&rop_STORE_SUBSCR,
+        [TR_OP_DELETE_SUBSCR] = &&rop_DELETE_SUBSCR,
+        [TR_OP_BUILD_TUPLE] = &&rop_BUILD_TUPLE,
+        [TR_OP_BUILD_LIST] = &&rop_BUILD_LIST,
+        [TR_OP_BUILD_MAP] = &&rop_BUILD_MAP,
+        [TR_OP_BUILD_CONST_KEY_MAP] = &&rop_BUILD_CONST_KEY_MAP,
+        [TR_OP_BUILD_STRING] = &&rop_BUILD_STRING,
+        [TR_OP_LIST_APPEND] = &&rop_LIST_APPEND,
+        [TR_OP_LIST_EXTEND] = &&rop_LIST_EXTEND,
+        [TR_OP_LIST_TO_TUPLE] = &&rop_LIST_TO_TUPLE,
+        [TR_OP_GET_ITER] = &&rop_GET_ITER,
+        [TR_OP_FOR_ITER] = &&rop_FOR_ITER,
+        [TR_OP_JUMP_FORWARD] = &&rop_JUMP_FORWARD,
+        [TR_OP_JUMP_BACKWARD] = &&rop_JUMP_BACKWARD,
+        [TR_OP_JUMP_BACKWARD_NO_INTERRUPT] = &&rop_JUMP_BACKWARD_NO_INTERRUPT,
+        [TR_OP_POP_JUMP_FORWARD_IF_FALSE] = &&rop_POP_JUMP_FORWARD_IF_FALSE,
+        [TR_OP_POP_JUMP_FORWARD_IF_TRUE] = &&rop_POP_JUMP_FORWARD_IF_TRUE,
+        [TR_OP_POP_JUMP_BACKWARD_IF_FALSE] = &&rop_POP_JUMP_BACKWARD_IF_FALSE,
+        [TR_OP_POP_JUMP_BACKWARD_IF_TRUE] = &&rop_POP_JUMP_BACKWARD_IF_TRUE,
+        [TR_OP_POP_JUMP_FORWARD_IF_NONE] = &&rop_POP_JUMP_FORWARD_IF_NONE,
+        [TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE] = &&rop_POP_JUMP_FORWARD_IF_NOT_NONE,
+        [TR_OP_POP_JUMP_BACKWARD_IF_NONE] = &&rop_POP_JUMP_BACKWARD_IF_NONE,
+        [TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE] = &&rop_POP_JUMP_BACKWARD_IF_NOT_NONE,
+        [TR_OP_JUMP_IF_FALSE_OR_POP] = &&rop_JUMP_IF_FALSE_OR_POP,
+        [TR_OP_JUMP_IF_TRUE_OR_POP] = &&rop_JUMP_IF_TRUE_OR_POP,
+        [TR_OP_RETURN_VALUE] = &&rop_RETURN_VALUE,
+        [TR_OP_LOAD_ATTR] = &&rop_LOAD_ATTR,
+        [TR_OP_LOAD_METHOD] = &&rop_LOAD_METHOD,
+        [TR_OP_STORE_ATTR] = &&rop_STORE_ATTR,
+        [TR_OP_DELETE_ATTR] = &&rop_DELETE_ATTR,
+        [TR_OP_PRECALL] = &&rop_PRECALL,
+        [TR_OP_KW_NAMES] = &&rop_KW_NAMES,
+        [TR_OP_CALL] = &&rop_CALL,
+        [TR_OP_MAKE_FUNCTION] = &&rop_MAKE_FUNCTION,
+        [TR_OP_FORMAT_VALUE] = &&rop_FORMAT_VALUE,
+        [TR_OP_PUSH_EXC_INFO] = &&rop_PUSH_EXC_INFO,
+        [TR_OP_POP_EXCEPT] = &&rop_POP_EXCEPT,
+        [TR_OP_CHECK_EXC_MATCH] = &&rop_CHECK_EXC_MATCH,
+        [TR_OP_RERAISE] = &&rop_RERAISE,
+        [TR_OP_COPY] = &&rop_COPY,
+        [TR_OP_SWAP] = &&rop_SWAP,
+    };
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#else
+#pragma GCC diagnostic pop
+#endif
+#endif
     if (!t->prepared)
         prepare(t, f);
     for (i = 0; i < t->nsteps; i++) {
@@ -641,21 +767,24 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
          * paths read s->offset and s->op (the same values), so that neither must
          * live through the case's calls (clang kept both in callee-saved registers
          * and spilled the loop's own state instead: 2-4% of a replayed call). */
-        int here = f->lasti = s->offset;
+        int here = s->offset;     /* f->lasti: written where it is read (below) */
         next = here + 1 + op_caches[op];
         int jumped = 0;
+#if TR_REPLAY_GOTO
+        goto *targets[op];
+#endif
         switch (op) {
-        case TR_OP_NOP:
-        case TR_OP_RESUME:
+        RCASE(NOP):
+        RCASE(RESUME):
             break;
-        case TR_OP_POP_TOP:
+        RCASE(POP_TOP):
             before_release(TOP().obj);
             CLEAR_VALUE(POP());
             break;
-        case TR_OP_PUSH_NULL:
+        RCASE(PUSH_NULL):
             PUSH_OBJ(NULL);
             break;
-        case TR_OP_LOAD_FAST: {
+        RCASE(LOAD_FAST): {
             PyObject *v = f->localsplus[oparg].obj;
             if (v == NULL) {
                 tr_op_unbound_local(co, oparg);
@@ -670,7 +799,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             if (s->fuses) {                /* worked out by prepare */
                 s = &t->steps[++i];
                 op = s->op;
-                here = f->lasti = s->offset;
+                here = s->offset;
                 next = here + 1 + op_caches[op];
                 owner = v;
                 fused = 1;
@@ -679,7 +808,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(Py_NewRef(v));
             break;
         }
-        case TR_OP_STORE_FAST: {
+        RCASE(STORE_FAST): {
             TrValue v = POP();
             TrValue old = f->localsplus[oparg];
             before_release(old.obj);
@@ -687,7 +816,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             tr_value_clear(&old);   /* a local bound by tr_call_bind may carry some */
             break;
         }
-        case TR_OP_DELETE_FAST:
+        RCASE(DELETE_FAST):
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (f->localsplus[oparg].obj == NULL) {
                 tr_op_unbound_local(co, oparg);
@@ -695,10 +824,10 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             tr_value_clear(&f->localsplus[oparg]);
             break;
-        case TR_OP_LOAD_CONST:
+        RCASE(LOAD_CONST):
             PUSH_OBJ(Py_NewRef(PyTuple_GET_ITEM(co->co_consts, oparg)));
             break;
-        case TR_OP_LOAD_GLOBAL: {
+        RCASE(LOAD_GLOBAL): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg >> 1);
             int builtin;
@@ -712,25 +841,25 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(v);
             break;
         }
-        case TR_OP_UNARY_POSITIVE:
-        case TR_OP_UNARY_NEGATIVE:
-        case TR_OP_UNARY_INVERT:
-        case TR_OP_UNARY_NOT: {
+        RCASE(UNARY_POSITIVE):
+        RCASE(UNARY_NEGATIVE):
+        RCASE(UNARY_INVERT):
+        RCASE(UNARY_NOT): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *v = TOP().obj;
             if (!plain(v, NULL))
                 fwd_forget_all(st);
             PyObject *r = tr_op_unary(op, v);
-            tr_op_pop(f, 1);           /* ceval releases the operand, also before an error */
+            POP_CLEAR(1, "tr_op_pop");   /* ceval releases the operand, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_BINARY_OP:
-        case TR_OP_COMPARE_OP:
-        case TR_OP_CONTAINS_OP:
-        case TR_OP_BINARY_SUBSCR: {
+        RCASE(BINARY_OP):
+        RCASE(COMPARE_OP):
+        RCASE(CONTAINS_OP):
+        RCASE(BINARY_SUBSCR): {
             PyObject *a = PEEK(2).obj, *b = TOP().obj, *r = NULL;
             if (!int_or_float(a) || !int_or_float(b)) {   /* the common case first */
                 if (!tr_is_plain_operands(a, b))
@@ -738,7 +867,9 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 if (!simple(a) || !simple(b))
                     tr_replay_epoch++;     /* also for the uncalm CONTAINS_OP, BINARY_SUBSCR */
             }
-            if (op == TR_OP_BINARY_OP)
+            /* op's own call: BINARY_OP's first and expected (clang's layout
+             * otherwise tested the three others first; the cases share the rest) */
+            if (TR_REPLAY_LIKELY(op == TR_OP_BINARY_OP))
                 r = binary_same_type(oparg, a, b);
             else if (op == TR_OP_COMPARE_OP)
                 r = tr_op_compare(oparg, a, b);
@@ -746,21 +877,24 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 r = tr_op_subscr(a, b);
             else
                 r = tr_op_contains(a, b, oparg);
-            pop_two(f);                /* ceval's order: the deeper operand first */
+            sp = take(sp, stack, 2, "tr_op_pop");
+            pop_two(sp);               /* ceval's order: the deeper operand first */
             if (r == NULL)
                 goto error;
-            PUSH_OBJ(r);
+            sp->obj = r;               /* in the deeper operand's slot: room for it */
+            sp->prov = NULL;
+            sp++;
             break;
         }
-        case TR_OP_IS_OP: {
+        RCASE(IS_OP): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_is(PEEK(2).obj, TOP().obj, oparg);
-            tr_op_pop(f, 2);
+            POP_CLEAR(2, "tr_op_pop");
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_STORE_SUBSCR:
-        case TR_OP_DELETE_SUBSCR: {
+        RCASE(STORE_SUBSCR):
+        RCASE(DELETE_SUBSCR): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int err;
             fwd_forget_all(st);       /* a dict write may be an instance dict */
@@ -768,13 +902,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 err = tr_op_store_subscr(PEEK(2).obj, TOP().obj, PEEK(3).obj);
             else
                 err = tr_op_delete_subscr(PEEK(2).obj, TOP().obj);
-            tr_op_pop(f, op == TR_OP_STORE_SUBSCR ? 3 : 2);   /* value, container, key */
+            POP_CLEAR(op == TR_OP_STORE_SUBSCR ? 3 : 2, "tr_op_pop");   /* value, container, key */
             if (err < 0)
                 goto error;
             break;
         }
-        case TR_OP_BUILD_TUPLE:
-        case TR_OP_BUILD_LIST: {
+        RCASE(BUILD_TUPLE):
+        RCASE(BUILD_LIST): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = op == TR_OP_BUILD_TUPLE ? tr_op_build_tuple(&PEEK(oparg), oparg)
                                                   : tr_op_build_list(&PEEK(oparg), oparg);
@@ -785,7 +919,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_BUILD_MAP: {
+        RCASE(BUILD_MAP): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             fwd_forget_all(st);       /* keys' __hash__ / __eq__ */
             PyObject *r = tr_op_build_map(&PEEK(2 * oparg), oparg);
@@ -796,7 +930,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_BUILD_CONST_KEY_MAP: {
+        RCASE(BUILD_CONST_KEY_MAP): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_build_const_key_map(&PEEK(oparg + 1), TOP().obj, oparg);
             if (r == NULL)
@@ -806,7 +940,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_BUILD_STRING: {
+        RCASE(BUILD_STRING): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_build_string(&PEEK(oparg), oparg);
             if (r == NULL)
@@ -816,13 +950,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_LIST_APPEND:
+        RCASE(LIST_APPEND):
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (tr_op_list_append(PEEK(oparg + 1).obj, TOP().obj) < 0)
                 goto error;
             CLEAR_VALUE(POP());
             break;
-        case TR_OP_LIST_EXTEND: {
+        RCASE(LIST_EXTEND): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!PyList_CheckExact(TOP().obj) && !PyTuple_CheckExact(TOP().obj))
                 fwd_forget_all(st);   /* iterating may run user code */
@@ -831,7 +965,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             CLEAR_VALUE(POP());
             break;
         }
-        case TR_OP_LIST_TO_TUPLE: {
+        RCASE(LIST_TO_TUPLE): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_list_to_tuple(TOP().obj);
             if (r == NULL)
@@ -839,7 +973,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             SET_TOP_OBJ(r);
             break;
         }
-        case TR_OP_GET_ITER: {
+        RCASE(GET_ITER): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
@@ -849,7 +983,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             SET_TOP_OBJ(it);
             break;
         }
-        case TR_OP_FOR_ITER: {
+        RCASE(FOR_ITER): {
             PyObject *it = TOP().obj;
             /* FOR_ITER's operand is the iterator GET_ITER made: those of ranges, lists
              * and tuples yield without running code (the test named the iterables,
@@ -876,21 +1010,21 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             jumped = 1;
             break;
         }
-        case TR_OP_JUMP_FORWARD:
+        RCASE(JUMP_FORWARD):
             next += oparg;
             break;
-        case TR_OP_JUMP_BACKWARD:
-        case TR_OP_JUMP_BACKWARD_NO_INTERRUPT:
+        RCASE(JUMP_BACKWARD):
+        RCASE(JUMP_BACKWARD_NO_INTERRUPT):
             next -= oparg;
             break;
-        case TR_OP_POP_JUMP_FORWARD_IF_FALSE:
-        case TR_OP_POP_JUMP_FORWARD_IF_TRUE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_FALSE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_TRUE:
-        case TR_OP_POP_JUMP_FORWARD_IF_NONE:
-        case TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_NONE:
-        case TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE: {
+        RCASE(POP_JUMP_FORWARD_IF_FALSE):
+        RCASE(POP_JUMP_FORWARD_IF_TRUE):
+        RCASE(POP_JUMP_BACKWARD_IF_FALSE):
+        RCASE(POP_JUMP_BACKWARD_IF_TRUE):
+        RCASE(POP_JUMP_FORWARD_IF_NONE):
+        RCASE(POP_JUMP_FORWARD_IF_NOT_NONE):
+        RCASE(POP_JUMP_BACKWARD_IF_NONE):
+        RCASE(POP_JUMP_BACKWARD_IF_NOT_NONE): {
             int delta = 0, is_none_test = op == TR_OP_POP_JUMP_FORWARD_IF_NONE ||
                 op == TR_OP_POP_JUMP_FORWARD_IF_NOT_NONE || op == TR_OP_POP_JUMP_BACKWARD_IF_NONE ||
                 op == TR_OP_POP_JUMP_BACKWARD_IF_NOT_NONE;
@@ -908,8 +1042,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             break;
         }
-        case TR_OP_JUMP_IF_FALSE_OR_POP:
-        case TR_OP_JUMP_IF_TRUE_OR_POP: {
+        RCASE(JUMP_IF_FALSE_OR_POP):
+        RCASE(JUMP_IF_TRUE_OR_POP): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             if (!plain(TOP().obj, NULL))
                 fwd_forget_all(st);
@@ -925,18 +1059,31 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             break;
         }
-        case TR_OP_RETURN_VALUE:
+        RCASE(RETURN_VALUE):
             *out = POP();
+            SP_SAVE();
             tr_stat_add(TR_STAT_REPLAYS_DONE);
             return 0;
-        case TR_OP_LOAD_ATTR:
-        case TR_OP_LOAD_METHOD: {
+        RCASE(LOAD_ATTR):
+        RCASE(LOAD_METHOD): {
             owner = TOP().obj;
             fused = 0;
         load_attr: ;
             /* fused: owner is LOAD_FAST's local, not on the stack (see LOAD_FAST) */
-            tr_dict_settle(owner);
             TrAttrStep *a = &t->attrs[s->attr];
+            PyObject *r;
+            if (a->calm == 3) {
+                /* Hoisted in full (below), asked first: the guards' hoist and the
+                 * oracle's for this owner in this epoch. The owner's dict was settled
+                 * by the load that kept hoist_owner, in this epoch, and nothing gives
+                 * a dict its values back (another object at its address needs user
+                 * code, which moves the epoch): no tr_dict_settle here. */
+                uint64_t ep = tr_replay_epoch;
+                if (a->hoist_owner == owner && a->hoist_epoch == ep && a->pc_epoch == ep &&
+                    a->pc_owner == owner && a->pc_type == Py_TYPE(owner))
+                    goto hoisted_full;
+            }
+            tr_dict_settle(owner);
             uint64_t epoch = tr_replay_epoch;
             int g = -1;
             /* only a calm load hoists: any other moves the epoch below anyway; and
@@ -944,7 +1091,6 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             int calm = fused || fused_kind(a, op);
             /* 1 the entry hoists by epochs, 4 it keeps versions (no fault on) */
             int hoists = a->calm == 3 ? 1 : a->calm == 4 && st->faults == 0 ? 4 : 0;
-            PyObject *r;
             if (hoists != 1 || a->hoist_owner != owner || a->hoist_epoch != epoch) {
                 if (hoists == 4 && versioned_hit(a, owner))
                     goto hoisted_full;
@@ -1026,8 +1172,8 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 PUSH_OBJ(r);
             break;
         }
-        case TR_OP_STORE_ATTR:
-        case TR_OP_DELETE_ATTR: {
+        RCASE(STORE_ATTR):
+        RCASE(DELETE_ATTR): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *name = PyTuple_GET_ITEM(co->co_names, oparg);
             owner = TOP().obj;
@@ -1042,7 +1188,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                 CLEAR_VALUE(POP());
             break;
         }
-        case TR_OP_PRECALL: {
+        RCASE(PRECALL): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue *callable = &PEEK(oparg + 1);
             if (PEEK(oparg + 2).obj == NULL && Py_IS_TYPE(callable->obj, &PyMethod_Type)) {
@@ -1053,11 +1199,11 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             break;
         }
-        case TR_OP_KW_NAMES:
+        RCASE(KW_NAMES):
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             f->kwnames = PyTuple_GET_ITEM(co->co_consts, oparg);
             break;
-        case TR_OP_CALL: {
+        RCASE(CALL): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int is_meth = PEEK(oparg + 2).obj != NULL;
             int nargs = oparg + is_meth;
@@ -1090,15 +1236,17 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
                                  : PyObject_Vectorcall(callable, argv, (size_t)npos, kwnames);
             if (argv != callbuf)
                 PyMem_Free(argv);
-            pop_call(f, oparg);   /* in ceval's order, also before an error */
+            sp = take(sp, stack, oparg + 2, "CALL");
+            pop_call(sp, oparg);  /* in ceval's order, also before an error */
             if (r == NULL)
                 goto error;
             PUSH_OBJ(r);
             break;
         }
-        case TR_OP_MAKE_FUNCTION: {
+        RCASE(MAKE_FUNCTION): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             int n;
+            SP_SAVE();
             PyObject *fn = tr_op_make_function_on_stack(f, oparg, &n);
             if (fn == NULL)
                 goto error;
@@ -1107,7 +1255,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             PUSH_OBJ(fn);
             break;
         }
-        case TR_OP_FORMAT_VALUE: {
+        RCASE(FORMAT_VALUE): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *spec = (oparg & 4) == 4 ? TOP().obj : NULL;
             PyObject *v = spec != NULL ? PEEK(2).obj : TOP().obj;
@@ -1121,21 +1269,21 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             SET_TOP_OBJ(r);
             break;
         }
-        case TR_OP_PUSH_EXC_INFO: {
+        RCASE(PUSH_EXC_INFO): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue exc = POP();
             PUSH_OBJ(tr_op_push_exc_info(exc.obj));
-            f->stack[f->sp++] = exc;
+            *sp++ = exc;
             break;
         }
-        case TR_OP_POP_EXCEPT: {
+        RCASE(POP_EXCEPT): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue prev = POP();
             tr_op_pop_except(prev.obj);
             tr_value_clear(&prev);
             break;
         }
-        case TR_OP_CHECK_EXC_MATCH: {
+        RCASE(CHECK_EXC_MATCH): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             PyObject *r = tr_op_check_exc_match(PEEK(2).obj, TOP().obj);
             if (r == NULL)
@@ -1143,25 +1291,27 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             SET_TOP_OBJ(r);
             break;
         }
-        case TR_OP_RERAISE: {
+        RCASE(RERAISE): {
             tr_replay_epoch++;    /* may run user code: hoisted guards end */
             TrValue exc = POP();
+            f->lasti = s->offset;   /* tr_exc_enter_handler's push_lasti when oparg is 0 */
             int err = tr_op_reraise(exc.obj, oparg ? PEEK(oparg).obj : NULL, &f->lasti);
             tr_value_clear(&exc);
             if (err < 0)
                 goto error;
             goto unwind;   /* a re-raise adds no traceback entry */
         }
-        case TR_OP_COPY:
+        RCASE(COPY):
             PUSH_OBJ(Py_XNewRef(PEEK(oparg).obj));
             break;
-        case TR_OP_SWAP: {
+        RCASE(SWAP): {
             TrValue tmp = TOP();
             TOP() = PEEK(oparg);
             PEEK(oparg) = tmp;
             break;
         }
         default:
+        RCASE_UNSUPPORTED
             fprintf(stderr, "tracefuzz: replay of unsupported opcode %d\n", op);
             abort();
         }
@@ -1176,6 +1326,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             tr_exc_add_traceback(f);
     unwind: {
         int handler, level, push_lasti;
+        SP_SAVE();                    /* also from RERAISE */
         tr_replay_epoch++;
         if (tr_exc_is_internal())
             return -1;
@@ -1193,6 +1344,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         }
         if (tr_exc_enter_handler(f, level, push_lasti) < 0)
             return -1;
+        SP_LOAD();
         f->kwnames = NULL;
         continue;
     }
@@ -1208,6 +1360,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
             }
             if (tr_exc_enter_handler(f, level, push_lasti) < 0)
                 return -1;
+            SP_LOAD();
             f->kwnames = NULL;
             next = handler;
             goto exit;
@@ -1235,6 +1388,13 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
      * the trace is empty. */
     next = i > 0 ? next : 0;
 exit:
+    SP_SAVE();
+    /* The instruction the replay left at (the step that ran, failed or found its
+     * guard failing; the last one if every step ran): f->lasti is not written per
+     * step, nothing reads it while the replay runs (a replayed frame is linked
+     * nowhere, tr_frame_run makes it the current frame only from here on). */
+    if (t->nsteps > 0)
+        f->lasti = t->steps[i < t->nsteps ? i : t->nsteps - 1].offset;
     tr_stat_side_exit((TrExitReason)exit_reason, guard_kind);
     if (exit_reason == TR_EXIT_GUARD)
         t->stale = guard_kind;

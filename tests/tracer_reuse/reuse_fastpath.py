@@ -3109,6 +3109,249 @@ def record_hint_size():
     return ok
 
 
+REPLAY_STACK_HEAD = """
+LOG = []
+class D:
+    def __init__(self, n):
+        self.n = n
+    def __del__(self):
+        LOG.append(("del", self.n))
+class C:
+    x = 1
+def zero(box):
+    box[0] = 0
+def rebind(box):
+    C.x = 2
+"""
+
+REPLAY_STACK_SRC = {
+    # an exception raised and caught in the replayed frame, where the recorded run
+    # raised too: tr_exc_enter_handler pops to the handler's level (SP_SAVE before it,
+    # SP_LOAD after it), then the loop goes on in the replay
+    "handler": """
+def make():
+    return ([1],)
+def program(box):
+    out = []
+    for i in range(3):
+        try:
+            out.append(len((D(10 + i), D(20 + i), i // (i - i))))
+        except ZeroDivisionError:
+            LOG.append(("here", i))
+        out.append((D(30 + i).n, len(out)))
+    return out
+""",
+    # an exception the recorded run did not raise, values stacked, a handler in the
+    # frame: the replay enters it and leaves the trace there (side_exit.exception)
+    "side_exit_raise": """
+def make():
+    return ([1],)
+def program(box):
+    out = []
+    for i in range(3):
+        try:
+            out.append(len((D(10 + i), D(20 + i), i // box[0])))
+        except ZeroDivisionError:
+            LOG.append(("here", i))
+        out.append((D(30 + i).n, len(out)))
+    return out
+""",
+    # a guard failing with values stacked below the load: the tracer resumes over the
+    # frame's stack as the replay left it (side_exit.guard)
+    "side_exit_guard": """
+def make():
+    return ([1],)
+def program(box):
+    out = []
+    c = C()
+    for i in range(3):
+        out.append((D(10 + i), D(20 + i).n, c.x, len(out)))
+    return [(t[1], t[2], t[3]) for t in out]
+""",
+    # a return from inside a loop: the iterator (and the list of a D it holds) is still
+    # stacked; tr_frame_clear releases it, as eagerly
+    "return_in_loop": """
+def make():
+    return ([1],)
+def program(box):
+    for d in [D(5), D(6)]:
+        if d.n == 5:
+            return d.n + box[0]
+    return 0
+""",
+    # an exception leaving the replayed frame, the iterator stacked (the recorded run
+    # raised there too: the replay ends with it)
+    "raise_out": """
+def make():
+    return ([0],)
+def program(box):
+    for d in [D(7), D(8)]:
+        return d.n // box[0]
+""",
+    # MAKE_FUNCTION reads its parts off the frame's stack (SP_SAVE before it)
+    "make_function": """
+def make():
+    return ([1],)
+def program(box):
+    out = []
+    for i in range(3):
+        g = lambda a=D(40 + i).n, b=i * box[0]: a + b
+        out.append(g())
+    return out
+""",
+}
+
+REPLAY_STACK_PLANS = {
+    "handler": ([("call", "make")] * 3, ["replays_completed"]),
+    "side_exit_raise": ([("call", "make")] * 2 + [("do", "zero"), ("call", "make")],
+                        ["side_exit.exception"]),
+    "side_exit_guard": ([("call", "make")] * 2 + [("do", "rebind"), ("call", "make")],
+                        ["side_exits"]),
+    "return_in_loop": ([("call", "make")] * 3, ["replays_completed"]),
+    "raise_out": ([("call", "make")] * 3, ["replays"]),
+    "make_function": ([("call", "make")] * 3, ["replays_completed"]),
+}
+
+
+def replay_stack():
+    """The replay's stack level kept in a local of replay_frame (tr_replay.c sp; f->sp
+    written by SP_SAVE before what reads it, read back by SP_LOAD after what moves it):
+    values with a logging __del__ stacked where a replayed frame enters a handler of the
+    recorded path (handler), leaves the trace at an exception it did not record
+    (side_exit_raise) or at a failing guard (side_exit_guard), returns from inside a loop
+    (return_in_loop), lets an exception out (raise_out), and makes a function from
+    stacked defaults (make_function): results and the log as eagerly, and each arm's
+    path taken (its stats key)."""
+    ok = True
+    for arm, src in REPLAY_STACK_SRC.items():
+        plan, keys = REPLAY_STACK_PLANS[arm]
+        good, _, _ = check(f"replay_stack.{arm}", REPLAY_STACK_HEAD + src, plan, keys)
+        ok = ok and good
+    return ok
+
+
+
+REPLAY_LASTI_SRC = """
+import sys
+LOG = []
+class C:
+    x = 1
+def rebind(box):
+    C.x = 2
+def make():
+    return ([1],)
+def lines(e):
+    out = []
+    tb = e.__traceback__
+    while tb is not None:
+        out.append((tb.tb_frame.f_code.co_name, tb.tb_lineno, tb.tb_lasti))
+        tb = tb.tb_next
+    return out
+def program(box):
+    c = C()
+    t = 0
+    for i in range(4):
+        try:
+            try:
+                t += c.x
+                t += 10 // (i - 1)
+            except KeyError:
+                t += 1000
+        except ZeroDivisionError as e:
+            LOG.append(("caught", i, lines(e)))
+        try:
+            try:
+                t += [1, 2][i - 5 + c.x]
+            finally:
+                t += 1
+        except IndexError as e:
+            LOG.append(("index", i, lines(e)))
+    return t
+"""
+
+
+def replay_lasti():
+    """The replayed frame's f->lasti written only where it is read (tr_replay.c: the error
+    path before the traceback entry and the handler's pushed lasti, RERAISE, the side
+    exit), not at every step: exceptions raised at two instructions of a replayed loop,
+    through an except clause that does not match (RERAISE 0 and its cleanup, which
+    pushes lasti) and a finally (RERAISE 1), record the lines and offsets eager
+    records, replayed to the end and after a side exit at a class attribute's guard
+    (the tracer finishes the call). Seen to fail with the error path's write left out;
+    the writes at RERAISE and at the side exit are defensive (the pushed lasti only
+    comes back through RERAISE 1 into f->lasti, which the error path writes again
+    before any traceback entry; tr_frame_run reads it only when it resumes throwing,
+    which a side exit never does): no case fails without them."""
+    plan = [("call", "make")] * 3 + [("do", "rebind"), ("call", "make")]
+    ok, _, _ = check("replay_lasti", REPLAY_LASTI_SRC, plan,
+                     ["replays_completed", "side_exit.guard.class_attr"])
+    return ok
+
+
+
+REPLAY_SETTLE_SRC = """
+class S:
+    __slots__ = ("v",)
+class T(S):
+    pass
+def make(n):
+    out = []
+    for i in range(n):
+        o = T()
+        o.v = i
+        out.append(o)
+    return tuple(out)
+def program(ts):
+    t = 0
+    for i in range(3):
+        for o in ts:
+            t += o.v
+    for o in ts:
+        t += o.v * 2
+    return t
+"""
+
+
+def inline_values(o):
+    """1 when o (an instance of a type with a managed dict) still holds its attributes
+    inline, its dict not made (CPython 3.11: the values pointer four words before the
+    object, tr_core.h tr_dict_settle)."""
+    return ctypes.c_void_p.from_address(id(o) - 4 * ctypes.sizeof(ctypes.c_void_p)).value is not None
+
+
+def replay_settle():
+    """A replayed load hoisted in full is asked before tr_dict_settle (tr_replay.c): its
+    owner was settled in this epoch by the load that kept the hoist. Owners of a type
+    with a managed dict whose loaded attribute is a slot (a data descriptor: the guards
+    never read the dict) are read by one instruction's entry, which hoists (calm 3), in
+    a loop over three fresh owners each call: after each replayed call every owner given
+    to it has its dict made, as after the traced call (history-independent: fuzz
+    determinism), and the results are eager's. Seen to fail with the settle left out
+    of every load of an entry that hoists (not only of the hoisted owner's)."""
+    ns = fresh(REPLAY_SETTLE_SRC)
+    f = tfjit.jit(ns["program"])
+    ok = True
+    before = tfjit.stats()
+    for k, n in enumerate((3, 3, 3, 3)):
+        ts = ns["make"](n)
+        want = ns["program"](ts)
+        if not all(inline_values(o) for o in ts):
+            print(f"FAIL replay_settle: call {k}: eager made a dict")
+            return False
+        got = f(ts)
+        left = [o.v for o in ts if inline_values(o)]
+        if got != want or left:
+            print(f"FAIL replay_settle: call {k}: {got} want {want}; inline still {left}")
+            ok = False
+    delta = stats_delta(before)
+    if delta.get("replays_completed", 0) < 3:
+        print(f"FAIL replay_settle: not replayed: {delta}")
+        ok = False
+    if ok:
+        print(f"ok   replay_settle: {delta}")
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -3123,7 +3366,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
                                   record_load_quick, record_hint, record_hint_size,
-                                  record_dead_steps, call_move, record_quick_step]}
+                                  record_dead_steps, call_move, record_quick_step,
+                                  replay_stack, replay_lasti, replay_settle]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
