@@ -368,7 +368,18 @@ state a shortcut skips changes and the shortcut does not notice.
                       5-iteration trace recorded after a 300-iteration one keeps no more
                       memory (tracemalloc) than one recorded after a 5-iteration one.
                       Checked to fail with the shrink left out (132 KiB kept)
+  replay_stack        the replay's stack level kept in a local: exception handlers, both
+                      kinds of side exit, a return inside a loop, an exception leaving the
+                      frame, MAKE_FUNCTION. Checked to segfault with any one write-back or
+                      re-read left out
+  replay_lasti        traceback lines and offsets of a replay, through a non-matching
+                      except and a finally. Checked to fail without the error path's
+                      write of f->lasti
+  replay_settle       owners read by a hoisting entry have their dicts made after each
+                      replay. Checked to fail with the settle skipped for every load of
+                      such an entry
 """
+import ctypes
 import sys
 
 import tfjit
