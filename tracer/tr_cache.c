@@ -537,6 +537,9 @@ static int remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *val
     e->dict_version = dict_version;
     e->obj_version = obj_version;
     e->strong = strong;
+    /* serve_entry_quick's premise: without a fault, only stable resolutions are kept
+     * (finish_load's test), and never strongly. */
+    assert(run->faults != 0 || (!strong && tr_cache_is_stable(how, detail)));
     e->checked = 0;
     e->value_static = NULL;
     e->value_tname = NULL;
@@ -776,14 +779,41 @@ static int serve_resolved(CacheEntry *e, TrValue obj, PyObject *name, TrValue *o
 /* Entry i of c for obj, past the faults' shortcuts: dropped (0) unless its resolution is
  * stable, it is obj's and its guard holds; then served from its memo, else re-resolved
  * and compared (serve_resolved). 1 with *out (new references: the live value, the
- * remembered record), -1 as serve_resolved. Inline in tr_cache_serve and
- * tr_attr_load_fast, each keeping its own coverage. obj and name borrowed. */
+ * remembered record), -1 as serve_resolved. Inline in tr_cache_serve (tr_attr_load_fast
+ * has serve_entry_quick). obj and name borrowed. */
 TR_HOT_INLINE int serve_entry(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *name,
                               TrValue *out)
 {
     CacheEntry *e = &c->entries[i];
     if (!tr_cache_is_stable(e->how, e->detail) || !same_object(e, obj.obj, obj.prov) ||
         !guard_holds(e, obj.obj)) {
+        cache_remove(c, i);
+        return 0;
+    }
+    PyObject *now = memo_hit(e, obj.obj);
+    if (now != NULL) {
+        *out = tr_value_new(Py_NewRef(now), e->prov);
+        tr_prov_incref(e->prov);
+        return 1;
+    }
+    return serve_resolved(e, obj, name, out);
+}
+
+/* serve_entry for tr_attr_load_fast (a run without faults): such a run's cache holds only
+ * entries that are not strong (strong: made under a fault) and whose resolution is stable
+ * (finish_load remembers nothing else without assume_stable_attrs; remember asserts both),
+ * so neither is asked again on every hit; and entry i's key, hence its obj, is obj
+ * (cache_find_memo found it so), so same_object's first test is the key's. The rest as
+ * serve_entry: the identity (the weak reference's object, else the record the read saw),
+ * the guard, the memo, else serve_resolved. Same contract. */
+TR_HOT_INLINE int serve_entry_quick(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *name,
+                                    TrValue *out)
+{
+    CacheEntry *e = &c->entries[i];
+    assert(!e->strong && tr_cache_is_stable(e->how, e->detail) && e->obj == obj.obj);
+    int same = e->obj_wr != NULL ? PyWeakref_GET_OBJECT(e->obj_wr) == obj.obj
+                                 : obj.prov != NULL && e->obj_prov == obj.prov;
+    if (!same || !guard_holds(e, obj.obj)) {
         cache_remove(c, i);
         return 0;
     }
@@ -881,7 +911,7 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
     if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
         return 0;
     Py_ssize_t i = cache_find_memo(c, obj.obj, name);
-    int served = i >= 0 ? serve_entry(c, i, obj, name, out) : 0;
+    int served = i >= 0 ? serve_entry_quick(c, i, obj, name, out) : 0;
     if (served < 0)
         return -1;
     if (served) {
