@@ -2881,6 +2881,56 @@ def serve_quick():
     return cached_counts("serve_quick", SERVE_QUICK_SRC)
 
 
+ORACLE_METHOD_SRC = """
+class C:
+    def m(self):
+        return 1
+def other(self):
+    return 2
+def make():
+    return (C(), C())
+def program(a, b):
+    t = 0
+    for i in range(6):
+        t += a.m() + b.m()          # two LOAD_METHODs: unbound, the oracle's memo answers
+        if i == 2:
+            C.m = other             # the class's tag moves: the memo is filled again
+        if i == 4:
+            b.m = lambda: 5         # shadowed in b's dict: a bound-form load
+    return t
+"""
+
+
+def oracle_method():
+    """tr_provcheck.c traced_check's accept of an unbound LOAD_METHOD (RS_BOUND, the
+    function found identical: twelfth pass), which went through check_resolved. Pins
+    that each of the twelve LOAD_METHODs of a traced call is counted checked once (none
+    skipped, none failed), the memo's answer refilled after the class's method is
+    rebound and after an instance shadows it, results as eagerly, over four traced
+    calls (the memo warm from the second on)."""
+    ok = True
+    for k in range(4):
+        ns = fresh(ORACLE_METHOD_SRC)
+        want = ns["program"](*tuple(ns["make"]()))
+        ns = fresh(ORACLE_METHOD_SRC)
+        args = tuple(ns["make"]())
+        before = tfjit.stats()
+        try:
+            got = tfjit.jit(ns["program"])(*args)
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL oracle_method.{k}: ProvenanceError {e}")
+            ok = False
+            continue
+        delta = stats_delta(before)
+        counts = [delta.get(n, 0) for n in ("provcheck.checked", "provcheck.skipped",
+                                             "provcheck.failures")]
+        good = got == want and counts == [12, 0, 0]
+        print(("ok   " if good else "FAIL ") + f"oracle_method.{k}: {got} want {want}; "
+              f"checked, skipped, failed {counts}, want [12, 0, 0]")
+        ok = ok and good
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2894,7 +2944,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
-                                  record_load_quick, serve_quick]}
+                                  record_load_quick, serve_quick, oracle_method]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
