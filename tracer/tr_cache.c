@@ -915,15 +915,22 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
     if (served < 0)
         return -1;
     if (served) {
+        /* The served value and its record in hand (name was tested above): the line's
+         * stores are not taken to change *out, which is not read again. */
+        PyObject *v = out->obj;
+        TrProv *vp = out->prov;
         if (run->trace != NULL &&
-            !tr_trace_name_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL, out) &&
+            !tr_trace_line_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL,
+                                v != NULL ? Py_TYPE(v) : NULL, vp) &&
             tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
             goto error;
-        goto check;
+        if (tr_provcheck_on && (v == NULL || !tr_provcheck_traced_hit(obj.obj, name, v)) &&
+            tr_provcheck_traced_miss(obj.obj, name, v, vp) < 0)
+            goto error;
+        return 1;
     }
     if (tr_attr_get_resolve(run, obj, name, out) < 0)
         return -1;
-check:
     if (tr_provcheck_on &&
         (out->obj == NULL || !tr_provcheck_traced_hit(obj.obj, name, out->obj)) &&
         tr_provcheck_traced_miss(obj.obj, name, out->obj, out->prov) < 0)

@@ -56,26 +56,24 @@ TR_HOT_INLINE int tname_find(const TrTrace *t, PyTypeObject *tp, unsigned int ta
     return -1;
 }
 
-/* tr_trace_record_name's common case, inline (the most frequent line: every attribute
- * load and store, calls, globals): room for the line, an exact str name (or none), a
- * result whose type name is in tnames; each field written once. 1 when the line was
- * recorded (the operation counted, the result's record numbered, name and record taken
- * as new references), 0 with nothing done: the caller records through record(). Its
- * answer depends on earlier lines and on addresses: callers are out of coverage. */
-TR_HOT_INLINE int tr_trace_name_fast(TrTrace *t, const char *op, PyObject *name,
-                                     const char *post, const char *post2,
-                                     const TrValue *result)
+/* tr_trace_name_fast past its name test, for a caller that has tested name itself (an
+ * exact str, or NULL) and holds the result in hand: tp its type (NULL: no result object),
+ * prov the result's record (NULL: none, or no result). Same answer and effects as
+ * tr_trace_name_fast with that name and result; tr_attr_load_fast's hit calls it with
+ * the served value (its name was tested on entry). */
+TR_HOT_INLINE int tr_trace_line_fast(TrTrace *t, const char *op, PyObject *name,
+                                     const char *post, const char *post2, PyTypeObject *tp,
+                                     TrProv *prov)
 {
-    PyTypeObject *tp = result != NULL && result->obj != NULL ? Py_TYPE(result->obj) : NULL;
     int k = -1;
-    if (t->nentries >= t->capentries || (name != NULL && !PyUnicode_CheckExact(name)) ||
+    if (t->nentries >= t->capentries ||
         (tp != NULL && (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ||
                         tp->tp_version_tag == 0 ||
                         (k = tname_find(t, tp, tp->tp_version_tag)) < 0)))
         return 0;
     t->serial++;
-    if (result != NULL && result->prov != NULL && result->prov->serial == 0)
-        result->prov->serial = t->serial;
+    if (prov != NULL && prov->serial == 0)
+        prov->serial = t->serial;
     TrEntry *e = &t->entries[t->nentries++];
     e->op = op;
     e->post = post;
@@ -88,10 +86,28 @@ TR_HOT_INLINE int tr_trace_name_fast(TrTrace *t, const char *op, PyObject *name,
     e->lasti = 0;
     if (tp != NULL) {
         e->tname = t->tnames[k].name;
-        e->prov = result->prov;
-        tr_prov_incref(e->prov);
+        e->prov = prov;
+        tr_prov_incref(prov);
     }
     return 1;
+}
+
+/* tr_trace_record_name's common case, inline (the most frequent line: every attribute
+ * load and store, calls, globals): room for the line, an exact str name (or none), a
+ * result whose type name is in tnames; each field written once. 1 when the line was
+ * recorded (the operation counted, the result's record numbered, name and record taken
+ * as new references), 0 with nothing done: the caller records through record(). Its
+ * answer depends on earlier lines and on addresses: callers are out of coverage. */
+TR_HOT_INLINE int tr_trace_name_fast(TrTrace *t, const char *op, PyObject *name,
+                                     const char *post, const char *post2,
+                                     const TrValue *result)
+{
+    if (name != NULL && !PyUnicode_CheckExact(name))
+        return 0;
+    return tr_trace_line_fast(t, op, name, post, post2,
+                              result != NULL && result->obj != NULL ? Py_TYPE(result->obj)
+                                                                    : NULL,
+                              result != NULL ? result->prov : NULL);
 }
 
 #endif
