@@ -64,9 +64,9 @@
 
 /* The assertion's memo of an entry (CacheEntry.checked). */
 typedef struct {
-    PyObject *descr;            /* _PyType_Lookup's answer then, or NULL; compared and
-                                   its type read only while the guard holds (the MRO
-                                   dicts, which hold it, are unchanged) */
+    PyObject *descr;            /* _PyType_Lookup's answer then when its type is
+                                   mutable, else NULL; its type read only while the guard
+                                   holds (the MRO dicts, which hold it, are unchanged) */
     descrgetfunc dget;          /* Py_TYPE(descr)->tp_descr_get then */
     descrsetfunc dset;          /* Py_TYPE(descr)->tp_descr_set then */
     Py_ssize_t offset;          /* SLOT: the member's offset, read in place */
@@ -747,7 +747,14 @@ static int memo_prepare(const CacheEntry *e, PyObject *obj, CacheMemo *m)
     default:
         return 0;
     }
-    m->descr = descr;
+    /* A descriptor whose type is immutable (static types: a slot's member descriptor, an
+     * int or str class attribute) keeps that type (3.11 refuses __class__ assignment to
+     * or from an immutable type) and the type keeps its slots: nothing for memo_hit to
+     * read again on every hit, which it skips for a NULL descr. A heap type's instance
+     * is read again (a class can gain __get__ or __set__ without a version change of the
+     * owner's type). */
+    m->descr = descr != NULL && !PyType_HasFeature(Py_TYPE(descr), Py_TPFLAGS_IMMUTABLETYPE)
+        ? descr : NULL;
     m->dget = descr != NULL ? Py_TYPE(descr)->tp_descr_get : NULL;
     m->dset = descr != NULL ? Py_TYPE(descr)->tp_descr_set : NULL;
     return 1;

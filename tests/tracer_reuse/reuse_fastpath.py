@@ -2931,6 +2931,55 @@ def oracle_method():
     return ok
 
 
+MEMO_DESCR_SRC = """
+class D:
+    pass
+X = D()
+class C:
+    x = X                            # a class attribute of a mutable (heap) type
+class V:
+    __slots__ = ("y",)               # a member descriptor: an immutable type
+class Arm:
+    def __del__(self):
+        D.__get__ = lambda self, o, t=None: "got"   # C's tag unchanged: D is no base
+def make():
+    if "__get__" in D.__dict__:
+        del D.__get__
+    v = V()
+    v.y = [5]
+    return (C(), v)
+def program(c, v):
+    a = Arm()
+    t = [c.x is X, c.x is X, v.y, v.y, v.y]   # the second and later ones served
+    a = None                         # released natively: the cache forgets nothing
+    t.append(c.x)                    # eagerly "got"
+    t.append(v.y)
+    return t
+"""
+
+
+def memo_descr():
+    """tr_cache.c memo_prepare (twelfth pass): the cache's memo keeps the found
+    descriptor only when its type is mutable, so a hit no longer reads the slots of a
+    member descriptor's (or an int's) type again. Pins that a class attribute of a heap
+    type that gains __get__ (in a finalizer run natively, which the cache does not see,
+    the owner's type tag unchanged) is not served stale: the traced call must agree with
+    eager or raise "out of sync" (the cache's known false positive for native writes),
+    never return the old object quietly; the slot's loads as eagerly."""
+    ns = fresh(MEMO_DESCR_SRC)
+    want = ns["program"](*ns["make"]())
+    try:
+        got = tfjit.jit(ns["program"])(*ns["make"]())
+        ok, why = got == want, f"{got} want {want}"
+    except tfjit.ProvenanceError as e:
+        ok, why = "attribute x of C object out of sync" in str(e), f"ProvenanceError {e}"
+    text = tfjit.last_trace() or ""
+    cached = text.count("[cached]")
+    ok = ok and cached >= 3
+    print(("ok   " if ok else "FAIL ") + f"memo_descr: {why}; {cached} cached lines")
+    return ok
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2944,7 +2993,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   prov_name_copy, prov_cut, frame_detach, store_forget,
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
-                                  record_load_quick, serve_quick, oracle_method]}
+                                  record_load_quick, serve_quick, oracle_method,
+                                  memo_descr]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
