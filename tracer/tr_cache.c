@@ -105,6 +105,8 @@ typedef struct {
                                    message time), or NULL */
     const char *value_tname;    /* weak entries without value_static: "NULL", or NULL:
                                    then value_type holds a copy */
+    uint32_t line;              /* the template of this entry's "[cached]" line in the
+                                   run's trace (tr_trace_hit_fast), index + 1, or 0 */
     char value_type[64];        /* weak entries of a heap-type value: type(value).__name__,
                                    for messages; written only then (the rest of the
                                    entry is set field by field, this array left as is) */
@@ -544,6 +546,7 @@ static inline __attribute__((always_inline)) int remember(TrRun *run, TrValue ob
      * (finish_load's test), and never strongly. */
     assert(run->faults != 0 || (!strong && tr_cache_is_stable(how, detail)));
     e->checked = 0;
+    e->line = 0;
     e->value_static = NULL;
     e->value_tname = NULL;
     if (!strong) {
@@ -817,7 +820,7 @@ TR_HOT_INLINE int serve_entry(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *n
  * serve_entry: the identity (the weak reference's object, else the record the read saw),
  * the guard, the memo, else serve_resolved. Same contract. */
 TR_HOT_INLINE int serve_entry_quick(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *name,
-                                    TrValue *out)
+                                    TrValue *out, CacheEntry **memo_e)
 {
     CacheEntry *e = &c->entries[i];
     assert(!e->strong && tr_cache_is_stable(e->how, e->detail) && e->obj == obj.obj);
@@ -831,6 +834,7 @@ TR_HOT_INLINE int serve_entry_quick(TrCache *c, Py_ssize_t i, TrValue obj, PyObj
     if (now != NULL) {
         *out = tr_value_new(Py_NewRef(now), e->prov);
         tr_prov_incref(e->prov);
+        *memo_e = e;
         return 1;
     }
     return serve_resolved(e, obj, name, out);
@@ -921,18 +925,21 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
     if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
         return 0;
     Py_ssize_t i = cache_find_memo(c, obj.obj, name);
-    int served = i >= 0 ? serve_entry_quick(c, i, obj, name, out) : 0;
+    CacheEntry *me = NULL;   /* the entry, when its memo answered (no code ran since) */
+    int served = i >= 0 ? serve_entry_quick(c, i, obj, name, out, &me) : 0;
     if (served < 0)
         return -1;
     if (served) {
         /* The served value and its record in hand (name was tested above): the line's
-         * stores are not taken to change *out, which is not read again. */
+         * stores are not taken to change *out, which is not read again. The line through
+         * the entry's template, else recorded in full (and a template made for the
+         * entry's next hits). */
         PyObject *v = out->obj;
         TrProv *vp = out->prov;
         if (run->trace != NULL &&
-            !tr_trace_line_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL,
-                                v != NULL ? Py_TYPE(v) : NULL, vp) &&
-            tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
+            !(me != NULL && v != NULL &&
+              tr_trace_hit_fast(run->trace, me->line, name, Py_TYPE(v), vp)) &&
+            tr_trace_hit_line(run, name, out, me != NULL ? &me->line : NULL) < 0)
             goto error;
         if (tr_provcheck_on && (v == NULL || !tr_provcheck_traced_hit(obj.obj, name, v)) &&
             tr_provcheck_traced_miss(obj.obj, name, v, vp) < 0)

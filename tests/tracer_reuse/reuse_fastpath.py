@@ -2980,6 +2980,65 @@ def memo_descr():
     return ok
 
 
+HIT_TEMPLATE_SRC = {
+    # (source, "[cached]" lines of one traced call)
+    "class_changed": ("""
+class A:
+    k = 1
+class B:
+    k = 2
+class O:
+    __slots__ = ("v",)
+class Arm:
+    def __init__(self, v, cls):
+        self.v = v
+        self.cls = cls
+    def __del__(self):
+        self.v.__class__ = self.cls  # natively: the cache sees nothing
+def make():
+    A().k + B().k                    # version tags for both (the line's type names)
+    o = O()
+    o.v = A()
+    return (o,)
+def program(o):
+    a = Arm(o.v, B)
+    b = Arm(o.v, A)
+    t = 0
+    for i in range(6):
+        t += (o.v is not None) + (o.v is not None)   # served: the entry's template
+        if i == 2:
+            a = None                 # the value's type changes: o's entry stays
+        if i == 4:
+            b = None                 # and back
+    return t
+""", 12),
+    "past_cap": ("""
+class P:
+    def __init__(self):
+        self.x = 1
+        self.y = 2
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(7000):             # past the trace's 20,000 kept lines
+        t += p.x + p.y + p.x
+    return t
+""", 19995),
+}
+
+
+def hit_template():
+    """tr_trace_hit_fast (twelfth pass): a hit's "[cached]" line written as one field,
+    the template its cache entry made once per trace holding the name, the record and
+    the result's type name. Pins that the line names the type the value has now (a
+    value's __class__ changed between hits, and changed back), and that the trace past
+    its line cap counts as before ("... N more operations"): the trace text and the
+    oracle counts as through tr_attr_get, results as eagerly, the exact "[cached]"
+    counts."""
+    return cached_counts("hit_template", HIT_TEMPLATE_SRC)
+
+
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
                                   oracle_memo_traced, record_inline, cache_name_text,
@@ -2994,7 +3053,7 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   dict_get, opaque_qualname, cache_found,
                                   stack_level,
                                   record_load_quick, serve_quick, oracle_method,
-                                  memo_descr]}
+                                  memo_descr, hit_template]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
