@@ -64,9 +64,9 @@
 
 /* The assertion's memo of an entry (CacheEntry.checked). */
 typedef struct {
-    PyObject *descr;            /* _PyType_Lookup's answer then, or NULL; compared and
-                                   its type read only while the guard holds (the MRO
-                                   dicts, which hold it, are unchanged) */
+    PyObject *descr;            /* _PyType_Lookup's answer then when its type is
+                                   mutable, else NULL; its type read only while the guard
+                                   holds (the MRO dicts, which hold it, are unchanged) */
     descrgetfunc dget;          /* Py_TYPE(descr)->tp_descr_get then */
     descrsetfunc dset;          /* Py_TYPE(descr)->tp_descr_set then */
     Py_ssize_t offset;          /* SLOT: the member's offset, read in place */
@@ -105,6 +105,8 @@ typedef struct {
                                    message time), or NULL */
     const char *value_tname;    /* weak entries without value_static: "NULL", or NULL:
                                    then value_type holds a copy */
+    uint32_t line;              /* the template of this entry's "[cached]" line in the
+                                   run's trace (tr_trace_hit_fast), index + 1, or 0 */
     char value_type[64];        /* weak entries of a heap-type value: type(value).__name__,
                                    for messages; written only then (the rest of the
                                    entry is set field by field, this array left as is) */
@@ -445,9 +447,12 @@ TR_NO_COVERAGE static PyObject *cache_weakref(TrCache *c, PyObject *obj)
 }
 
 /* tr_cache_remember; absent: the caller knows c holds no entry of (obj, name) (checked
- * in builds with assertions), so none is looked for. */
-static int remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *value,
-                    TrResolution how, const char *detail, int absent)
+ * in builds with assertions), so none is looked for. Inline in its two callers (each
+ * keeping its own coverage): every traced miss took a call layer more. */
+static inline __attribute__((always_inline)) int remember(TrRun *run, TrValue objv,
+                                                          PyObject *name, const TrValue *value,
+                                                          TrResolution how, const char *detail,
+                                                          int absent)
 {
     PyObject *obj = objv.obj;
     TrCache *c = run->cache;
@@ -537,7 +542,11 @@ static int remember(TrRun *run, TrValue objv, PyObject *name, const TrValue *val
     e->dict_version = dict_version;
     e->obj_version = obj_version;
     e->strong = strong;
+    /* serve_entry_quick's premise: without a fault, only stable resolutions are kept
+     * (finish_load's test), and never strongly. */
+    assert(run->faults != 0 || (!strong && tr_cache_is_stable(how, detail)));
     e->checked = 0;
+    e->line = 0;
     e->value_static = NULL;
     e->value_tname = NULL;
     if (!strong) {
@@ -744,7 +753,14 @@ static int memo_prepare(const CacheEntry *e, PyObject *obj, CacheMemo *m)
     default:
         return 0;
     }
-    m->descr = descr;
+    /* A descriptor whose type is immutable (static types: a slot's member descriptor, an
+     * int or str class attribute) keeps that type (3.11 refuses __class__ assignment to
+     * or from an immutable type) and the type keeps its slots: nothing for memo_hit to
+     * read again on every hit, which it skips for a NULL descr. A heap type's instance
+     * is read again (a class can gain __get__ or __set__ without a version change of the
+     * owner's type). */
+    m->descr = descr != NULL && !PyType_HasFeature(Py_TYPE(descr), Py_TPFLAGS_IMMUTABLETYPE)
+        ? descr : NULL;
     m->dget = descr != NULL ? Py_TYPE(descr)->tp_descr_get : NULL;
     m->dset = descr != NULL ? Py_TYPE(descr)->tp_descr_set : NULL;
     return 1;
@@ -776,8 +792,8 @@ static int serve_resolved(CacheEntry *e, TrValue obj, PyObject *name, TrValue *o
 /* Entry i of c for obj, past the faults' shortcuts: dropped (0) unless its resolution is
  * stable, it is obj's and its guard holds; then served from its memo, else re-resolved
  * and compared (serve_resolved). 1 with *out (new references: the live value, the
- * remembered record), -1 as serve_resolved. Inline in tr_cache_serve and
- * tr_attr_load_fast, each keeping its own coverage. obj and name borrowed. */
+ * remembered record), -1 as serve_resolved. Inline in tr_cache_serve (tr_attr_load_fast
+ * has serve_entry_quick). obj and name borrowed. */
 TR_HOT_INLINE int serve_entry(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *name,
                               TrValue *out)
 {
@@ -791,6 +807,34 @@ TR_HOT_INLINE int serve_entry(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *n
     if (now != NULL) {
         *out = tr_value_new(Py_NewRef(now), e->prov);
         tr_prov_incref(e->prov);
+        return 1;
+    }
+    return serve_resolved(e, obj, name, out);
+}
+
+/* serve_entry for tr_attr_load_fast (a run without faults): such a run's cache holds only
+ * entries that are not strong (strong: made under a fault) and whose resolution is stable
+ * (finish_load remembers nothing else without assume_stable_attrs; remember asserts both),
+ * so neither is asked again on every hit; and entry i's key, hence its obj, is obj
+ * (cache_find_memo found it so), so same_object's first test is the key's. The rest as
+ * serve_entry: the identity (the weak reference's object, else the record the read saw),
+ * the guard, the memo, else serve_resolved. Same contract. */
+TR_HOT_INLINE int serve_entry_quick(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *name,
+                                    TrValue *out, CacheEntry **memo_e)
+{
+    CacheEntry *e = &c->entries[i];
+    assert(!e->strong && tr_cache_is_stable(e->how, e->detail) && e->obj == obj.obj);
+    int same = e->obj_wr != NULL ? PyWeakref_GET_OBJECT(e->obj_wr) == obj.obj
+                                 : obj.prov != NULL && e->obj_prov == obj.prov;
+    if (!same || !guard_holds(e, obj.obj)) {
+        cache_remove(c, i);
+        return 0;
+    }
+    PyObject *now = memo_hit(e, obj.obj);
+    if (now != NULL) {
+        *out = tr_value_new(Py_NewRef(now), e->prov);
+        tr_prov_incref(e->prov);
+        *memo_e = e;
         return 1;
     }
     return serve_resolved(e, obj, name, out);
@@ -881,19 +925,29 @@ TR_NO_COVERAGE int tr_attr_load_fast(TrRun *run, TrValue obj, PyObject *name, Tr
     if (run->faults != 0 || c == NULL || !tr_attr_is_ready || !PyUnicode_CheckExact(name))
         return 0;
     Py_ssize_t i = cache_find_memo(c, obj.obj, name);
-    int served = i >= 0 ? serve_entry(c, i, obj, name, out) : 0;
+    CacheEntry *me = NULL;   /* the entry, when its memo answered (no code ran since) */
+    int served = i >= 0 ? serve_entry_quick(c, i, obj, name, out, &me) : 0;
     if (served < 0)
         return -1;
     if (served) {
+        /* The served value and its record in hand (name was tested above): the line's
+         * stores are not taken to change *out, which is not read again. The line through
+         * the entry's template, else recorded in full (and a template made for the
+         * entry's next hits). */
+        PyObject *v = out->obj;
+        TrProv *vp = out->prov;
         if (run->trace != NULL &&
-            !tr_trace_name_fast(run->trace, "LOAD_ATTR", name, " [cached]", NULL, out) &&
-            tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, out) < 0)
+            !(me != NULL && v != NULL &&
+              tr_trace_hit_fast(run->trace, me->line, name, Py_TYPE(v), vp)) &&
+            tr_trace_hit_line(run, name, out, me != NULL ? &me->line : NULL) < 0)
             goto error;
-        goto check;
+        if (tr_provcheck_on && (v == NULL || !tr_provcheck_traced_hit(obj.obj, name, v)) &&
+            tr_provcheck_traced_miss(obj.obj, name, v, vp) < 0)
+            goto error;
+        return 1;
     }
     if (tr_attr_get_resolve(run, obj, name, out) < 0)
         return -1;
-check:
     if (tr_provcheck_on &&
         (out->obj == NULL || !tr_provcheck_traced_hit(obj.obj, name, out->obj)) &&
         tr_provcheck_traced_miss(obj.obj, name, out->obj, out->prov) < 0)

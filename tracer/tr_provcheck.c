@@ -413,7 +413,11 @@ TR_HOT_INLINE int traced_check(PyObject *owner, PyObject *name, PyObject *value,
     }
     PyObject *found;
     int rs = fitting_answer(&traced_memo[i].pc, owner, name, &found);
-    if (rs == RS_VALUE && form == TR_PC_LOAD_ATTR && found == value) {
+    /* check_resolved's passing answers for the two forms a loop repeats: a value found
+     * by LOAD_ATTR, a plain function found by LOAD_METHOD (unbound: the function itself;
+     * class_methods' method calls went through the ten-argument call). */
+    if (found == value && (rs == RS_VALUE ? form == TR_PC_LOAD_ATTR
+                                          : rs == RS_BOUND && form == TR_PC_LOAD_METHOD)) {
         n_checked++;
         return 0;
     }

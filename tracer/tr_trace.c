@@ -43,25 +43,36 @@ void tr_trace_free(TrTrace *trace)
         return;
     for (Py_ssize_t i = 0; i < trace->nentries; i++) {
         TrEntry *e = &trace->entries[i];
+        if (e->lasti < 0)
+            continue;   /* a template's line (tr_trace_hit_fast): owns nothing */
         Py_XDECREF(e->name);
         Py_XDECREF(e->code);
         tr_prov_decref(e->prov);
+    }
+    for (uint32_t i = 0; i < trace->nhits; i++) {
+        Py_DECREF(trace->hits[i].name);   /* an exact str: no finaliser */
+        tr_prov_decref(trace->hits[i].prov);
     }
     if (spare == NULL) {
         TrEntry *entries = trace->entries;
         char *arena = trace->arena;
         Py_ssize_t cap = trace->capentries;
         size_t arenacap = trace->arenacap;
+        TrHitLine *hits = trace->hits;
+        uint32_t caphits = trace->caphits;
         memset(trace, 0, sizeof *trace);
         trace->entries = entries;
         trace->capentries = cap;
         trace->arena = arena;
         trace->arenacap = arenacap;
+        trace->hits = hits;
+        trace->caphits = caphits;
         spare = trace;
         return;
     }
     PyMem_Free(trace->entries);
     PyMem_Free(trace->arena);
+    PyMem_Free(trace->hits);
     PyMem_Free(trace);
 }
 
@@ -218,6 +229,46 @@ TR_NO_COVERAGE int tr_trace_record_name(TrRun *run, const char *op, PyObject *na
     return record(run, op, NULL, name, NULL, 0, post, post2, result);
 }
 
+/* Templates a trace keeps at most (tr_trace_hit_line): past them hits are recorded in
+ * full. A template is made only with a line kept, so there are never more than lines. */
+#define TR_TRACE_MAX_HITS 4096
+
+TR_NO_COVERAGE int tr_trace_hit_line(TrRun *run, PyObject *name, const TrValue *result,
+                                     uint32_t *line)
+{
+    TrTrace *t = run->trace;
+    if (t == NULL)
+        return 0;
+    Py_ssize_t n = t->nentries;
+    if (tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, result) < 0)
+        return -1;
+    if (line == NULL || t->nentries != n + 1 || result->obj == NULL || result->prov == NULL ||
+        !PyUnicode_CheckExact(name) || t->nhits >= TR_TRACE_MAX_HITS)
+        return 0;
+    const TrEntry *e = &t->entries[n];
+    PyTypeObject *tp = Py_TYPE(result->obj);
+    if (e->tname == 0 || !(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ||
+        tp->tp_version_tag == 0)
+        return 0;
+    if (t->nhits == t->caphits) {
+        uint32_t cap = t->caphits ? 2 * t->caphits : 64;
+        TrHitLine *nh = PyMem_Realloc(t->hits, (size_t)cap * sizeof *nh);
+        if (nh == NULL)
+            return 0;   /* no template: later hits are recorded in full, as this one */
+        t->hits = nh;
+        t->caphits = cap;
+    }
+    TrHitLine *h = &t->hits[t->nhits++];
+    h->name = Py_NewRef(name);
+    h->prov = result->prov;
+    tr_prov_incref(h->prov);
+    h->type = tp;
+    h->tag = tp->tp_version_tag;
+    h->tname = e->tname;
+    *line = t->nhits;
+    return 0;
+}
+
 int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObject *in,
                           const char *post, const TrValue *result)
 {
@@ -295,6 +346,10 @@ void tr_trace_visit_attrs(const TrTrace *trace, TrAttrVisit fn, void *ctx)
         return;
     for (Py_ssize_t i = 0; i < trace->nentries; i++) {
         const TrEntry *e = &trace->entries[i];
+        if (e->lasti < 0) {   /* a template's line: a cached load */
+            fn(ctx, "LOAD_ATTR", load_how(trace->hits[-e->lasti - 1].prov), 1);
+            continue;
+        }
         const char *op = e->op;
         if (op == NULL)
             continue;
@@ -365,6 +420,17 @@ static void put_entry(TrBuf *b, const TrTrace *t, const TrEntry *e, uint64_t ser
 {
     tr_buf_int(b, (long long)serial);
     tr_buf_puts(b, " ");
+    if (e->lasti < 0) {   /* a template's line, as tr_trace_name_fast would have kept it */
+        const TrHitLine *h = &t->hits[-e->lasti - 1];
+        tr_buf_puts(b, "LOAD_ATTR ");
+        put_str(b, h->name);
+        tr_buf_puts(b, " [cached] -> ");
+        tr_buf_puts(b, t->arena + h->tname - 1);
+        tr_buf_puts(b, " ");
+        put_prov(b, h->prov, memo);
+        tr_buf_puts(b, "\n");
+        return;
+    }
     if (e->op != NULL)
         tr_buf_puts(b, e->op);
     const char *sep = e->op != NULL ? " " : "";

@@ -30,6 +30,18 @@ typedef struct {
  * lines in three copied their type name again). */
 #define TR_TNAME_CACHE 32
 
+/* A cache hit's line kept once per trace (tr_trace_hit_fast): "LOAD_ATTR name [cached]
+ * -> tname prov" for the cache entry that made it. Lines using it are entries whose lasti
+ * is -(index + 1) and whose other fields are not set; the line owns nothing, the
+ * template owns its name and record. */
+typedef struct {
+    PyObject *name;          /* owned exact str */
+    TrProv *prov;            /* owned, not NULL */
+    PyTypeObject *type;      /* the result's type then: compared, never dereferenced */
+    unsigned int tag;        /* its valid version tag then */
+    uint32_t tname;          /* arena offset + 1 of its name */
+} TrHitLine;
+
 struct TrTrace {
     struct {
         PyTypeObject *type;  /* not owned: compared, never dereferenced */
@@ -41,6 +53,8 @@ struct TrTrace {
     char *arena;             /* copied C strings, NUL-terminated each */
     size_t arenalen, arenacap;
     uint64_t serial;         /* operations recorded, including dropped ones */
+    TrHitLine *hits;         /* owned array, nhits used (tr_trace_hit_line) */
+    uint32_t nhits, caphits;
 };
 
 /* The tnames slot of tp (whose valid tag is tag), or -1: h or h ^ 1. Always inline:
@@ -91,6 +105,36 @@ TR_HOT_INLINE int tr_trace_name_fast(TrTrace *t, const char *op, PyObject *name,
         e->prov = result->prov;
         tr_prov_incref(e->prov);
     }
+    return 1;
+}
+
+/* tr_attr_load_fast's "[cached]" line when tr_trace_hit_fast did not record it: recorded as
+ * tr_trace_record_name(run, "LOAD_ATTR", name, " [cached]", NULL, result) records it, and,
+ * when line is not NULL and the line was kept in full with its result's type name, a
+ * template of it made for later hits, its index + 1 stored in *line (else *line as it
+ * was). name and result borrowed. 0, or -1 with an exception set (the line's failure; a
+ * template that cannot be made is simply not made). Out of coverage. */
+int tr_trace_hit_line(TrRun *run, PyObject *name, const TrValue *result, uint32_t *line);
+
+/* A "[cached]" line of tr_attr_load_fast through the template its cache entry keeps
+ * (line: index + 1 in t->hits, 0 for none; tr_trace_hit_line makes it): room for the line,
+ * the template made for this name and record, and the result's type (tp) the one named
+ * then, with the same valid tag (a value's __class__ can change). Then the line is what
+ * tr_trace_name_fast would record (the record was numbered when the template's own line
+ * was, and a number is never taken back), written as one field: the operation counted,
+ * nothing taken (the template holds the name and the record). 1 when recorded, 0 with
+ * nothing done. Its answer depends on earlier lines: callers are out of coverage. */
+TR_HOT_INLINE int tr_trace_hit_fast(TrTrace *t, uint32_t line, PyObject *name,
+                                    PyTypeObject *tp, TrProv *prov)
+{
+    if (line - 1 >= t->nhits || t->nentries >= t->capentries)
+        return 0;
+    const TrHitLine *h = &t->hits[line - 1];
+    if (h->prov != prov || h->name != name || h->type != tp ||
+        !(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) || tp->tp_version_tag != h->tag)
+        return 0;
+    t->serial++;
+    t->entries[t->nentries++].lasti = -(int)line;
     return 1;
 }
 

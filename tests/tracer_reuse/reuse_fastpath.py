@@ -378,6 +378,15 @@ state a shortcut skips changes and the shortcut does not notice.
   replay_settle       owners read by a hoisting entry have their dicts made after each
                       replay. Checked to fail with the settle skipped for every load of
                       such an entry
+  serve_quick         a cache hit of a run without faults does not test the entry's
+                      weak and stable flags (remember asserts them)
+  oracle_method       the oracle accepts an unbound LOAD_METHOD whose memo found the
+                      same function directly
+  memo_descr          the cache memo keeps the found descriptor only for a mutable
+                      descriptor type
+  hit_template        a cache entry's "[cached]" trace line stored once per trace as a
+                      template; later hits write one field (the trace text unchanged)
+  (each: see its function's docstring for how it was seen to fail)
 """
 import ctypes
 import sys
@@ -3362,6 +3371,213 @@ def replay_settle():
         print(f"ok   replay_settle: {delta}")
     return ok
 
+SERVE_QUICK_SRC = {
+    # (source, "[cached]" lines of one traced call): owners that die inside the traced
+    # call, the next one made at the freed address and loaded by the same instructions;
+    # a class attribute, whose entry the newcomer's __init__ (a store of v) leaves alone
+    "by_record": ("""
+class S:
+    __slots__ = ("v",)                  # no __weakref__: identity by the read's record
+    k = [1]
+    def __init__(self, v):
+        self.v = v
+def make():
+    return (12,)
+def program(n):
+    t = 0
+    for i in range(n):
+        s = S(i)                        # at the address the last one freed
+        t += len(s.k) + len(s.k) + s.v  # the second served
+        del s
+    return t
+""", 12),
+    "by_weakref": ("""
+class W:
+    __slots__ = ("v", "__weakref__")    # identity by the weak reference
+    k = [1]
+    def __init__(self, v):
+        self.v = v
+def make():
+    return (12,)
+def program(n):
+    t = 0
+    for i in range(n):
+        w = W(i)
+        t += len(w.k) + len(w.k) + w.v
+        del w
+    return t
+""", 12),
+}
+
+
+def serve_quick():
+    """tr_attr_load_fast's serve_entry_quick (twelfth pass): without a fault the stable
+    and strong tests are gone from a hit, and the owner's identity is asked from the
+    entry's weak reference or record alone. Pins that an entry of a dead owner whose
+    address a new owner of the same type took (within one traced call) is dropped, not
+    served: the slot's guard (the type's tag) passes for the newcomer, so only identity
+    tells. Results as eagerly, the trace and oracle counts as through tr_attr_get, the
+    exact "[cached]" counts."""
+    return cached_counts("serve_quick", SERVE_QUICK_SRC)
+
+
+ORACLE_METHOD_SRC = """
+class C:
+    def m(self):
+        return 1
+def other(self):
+    return 2
+def make():
+    return (C(), C())
+def program(a, b):
+    t = 0
+    for i in range(6):
+        t += a.m() + b.m()          # two LOAD_METHODs: unbound, the oracle's memo answers
+        if i == 2:
+            C.m = other             # the class's tag moves: the memo is filled again
+        if i == 4:
+            b.m = lambda: 5         # shadowed in b's dict: a bound-form load
+    return t
+"""
+
+
+def oracle_method():
+    """tr_provcheck.c traced_check's accept of an unbound LOAD_METHOD (RS_BOUND, the
+    function found identical: twelfth pass), which went through check_resolved. Pins
+    that each of the twelve LOAD_METHODs of a traced call is counted checked once (none
+    skipped, none failed), the memo's answer refilled after the class's method is
+    rebound and after an instance shadows it, results as eagerly, over four traced
+    calls (the memo warm from the second on)."""
+    ok = True
+    for k in range(4):
+        ns = fresh(ORACLE_METHOD_SRC)
+        want = ns["program"](*tuple(ns["make"]()))
+        ns = fresh(ORACLE_METHOD_SRC)
+        args = tuple(ns["make"]())
+        before = tfjit.stats()
+        try:
+            got = tfjit.jit(ns["program"])(*args)
+        except tfjit.ProvenanceError as e:
+            print(f"FAIL oracle_method.{k}: ProvenanceError {e}")
+            ok = False
+            continue
+        delta = stats_delta(before)
+        counts = [delta.get(n, 0) for n in ("provcheck.checked", "provcheck.skipped",
+                                             "provcheck.failures")]
+        good = got == want and counts == [12, 0, 0]
+        print(("ok   " if good else "FAIL ") + f"oracle_method.{k}: {got} want {want}; "
+              f"checked, skipped, failed {counts}, want [12, 0, 0]")
+        ok = ok and good
+    return ok
+
+
+MEMO_DESCR_SRC = """
+class D:
+    pass
+X = D()
+class C:
+    x = X                            # a class attribute of a mutable (heap) type
+class V:
+    __slots__ = ("y",)               # a member descriptor: an immutable type
+class Arm:
+    def __del__(self):
+        D.__get__ = lambda self, o, t=None: "got"   # C's tag unchanged: D is no base
+def make():
+    if "__get__" in D.__dict__:
+        del D.__get__
+    v = V()
+    v.y = [5]
+    return (C(), v)
+def program(c, v):
+    a = Arm()
+    t = [c.x is X, c.x is X, v.y, v.y, v.y]   # the second and later ones served
+    a = None                         # released natively: the cache forgets nothing
+    t.append(c.x)                    # eagerly "got"
+    t.append(v.y)
+    return t
+"""
+
+
+def memo_descr():
+    """tr_cache.c memo_prepare (twelfth pass): the cache's memo keeps the found
+    descriptor only when its type is mutable, so a hit no longer reads the slots of a
+    member descriptor's (or an int's) type again. Pins that a class attribute of a heap
+    type that gains __get__ (in a finalizer run natively, which the cache does not see,
+    the owner's type tag unchanged) is not served stale: the traced call must agree with
+    eager or raise "out of sync" (the cache's known false positive for native writes),
+    never return the old object quietly; the slot's loads as eagerly."""
+    ns = fresh(MEMO_DESCR_SRC)
+    want = ns["program"](*ns["make"]())
+    try:
+        got = tfjit.jit(ns["program"])(*ns["make"]())
+        ok, why = got == want, f"{got} want {want}"
+    except tfjit.ProvenanceError as e:
+        ok, why = "attribute x of C object out of sync" in str(e), f"ProvenanceError {e}"
+    text = tfjit.last_trace() or ""
+    cached = text.count("[cached]")
+    ok = ok and cached >= 3
+    print(("ok   " if ok else "FAIL ") + f"memo_descr: {why}; {cached} cached lines")
+    return ok
+
+
+HIT_TEMPLATE_SRC = {
+    # (source, "[cached]" lines of one traced call)
+    "class_changed": ("""
+class A:
+    k = 1
+class B:
+    k = 2
+class O:
+    __slots__ = ("v",)
+class Arm:
+    def __init__(self, v, cls):
+        self.v = v
+        self.cls = cls
+    def __del__(self):
+        self.v.__class__ = self.cls  # natively: the cache sees nothing
+def make():
+    A().k + B().k                    # version tags for both (the line's type names)
+    o = O()
+    o.v = A()
+    return (o,)
+def program(o):
+    a = Arm(o.v, B)
+    b = Arm(o.v, A)
+    t = 0
+    for i in range(6):
+        t += (o.v is not None) + (o.v is not None)   # served: the entry's template
+        if i == 2:
+            a = None                 # the value's type changes: o's entry stays
+        if i == 4:
+            b = None                 # and back
+    return t
+""", 12),
+    "past_cap": ("""
+class P:
+    def __init__(self):
+        self.x = 1
+        self.y = 2
+def make():
+    return (P(),)
+def program(p):
+    t = 0
+    for i in range(7000):             # past the trace's 20,000 kept lines
+        t += p.x + p.y + p.x
+    return t
+""", 19995),
+}
+
+
+def hit_template():
+    """tr_trace_hit_fast (twelfth pass): a hit's "[cached]" line written as one field,
+    the template its cache entry made once per trace holding the name, the record and
+    the result's type name. Pins that the line names the type the value has now (a
+    value's __class__ changed between hits, and changed back), and that the trace past
+    its line cap counts as before ("... N more operations"): the trace text and the
+    oracle counts as through tr_attr_get, results as eagerly, the exact "[cached]"
+    counts."""
+    return cached_counts("hit_template", HIT_TEMPLATE_SRC)
+
 
 CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_place,
                                   record_rebind, entry_unique, oracle_memo,
@@ -3378,7 +3594,8 @@ CASES = {f.__name__: f for f in [dict_memo_value, dict_memo_shadow, slot_in_plac
                                   stack_level,
                                   record_load_quick, record_hint, record_hint_size,
                                   record_dead_steps, call_move, record_quick_step,
-                                  replay_stack, replay_lasti, replay_settle]}
+                                  replay_stack, replay_lasti, replay_settle,
+                                  serve_quick, oracle_method, memo_descr, hit_template]}
 
 if __name__ == "__main__":
     sys.exit(main(CASES, sys.argv))
