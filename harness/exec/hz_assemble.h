@@ -18,7 +18,11 @@
  * co_exceptiontable, co_stacksize, flags and counts. Anything outside what was
  * checked (closures, generators, nested functions and classes, a statement that
  * does not compile alone, unusual layout) is refused: hz_assemble_piece returns
- * NULL without an exception and the caller compiles the piece whole. */
+ * NULL without an exception and the caller compiles the piece whole.
+ *
+ * hz_assemble_piece_templated is the fast protocol's variant: its blocks come from
+ * statement templates (hz_assemble_template.c), equal to the piece's compile up to
+ * layout. */
 #ifndef HZ_ASSEMBLE_H
 #define HZ_ASSEMBLE_H
 
