@@ -314,11 +314,14 @@ HZ_NO_COVERAGE static PyObject *instantiate_block(HzPlaceholderMap *m, const HzB
     b->bc.ins = malloc((size_t)(t->bc.n > 0 ? t->bc.n : 1) * sizeof *b->bc.ins);
     b->bc.exc = malloc((size_t)(t->bc.nexc > 0 ? t->bc.nexc : 1) * sizeof *b->bc.exc);
     if (b->bc.ins == NULL || b->bc.exc == NULL) {
-        PyErr_NoMemory();
-        return hz_asm_block_capsule(b);   /* frees b; NULL or a capsule to drop */
+        PyObject *cap = hz_asm_block_capsule(b);   /* frees b */
+        Py_XDECREF(cap);
+        return PyErr_NoMemory();
     }
-    memcpy(b->bc.ins, t->bc.ins, (size_t)t->bc.n * sizeof *b->bc.ins);
-    memcpy(b->bc.exc, t->bc.exc, (size_t)t->bc.nexc * sizeof *b->bc.exc);
+    if (t->bc.n > 0)
+        memcpy(b->bc.ins, t->bc.ins, (size_t)t->bc.n * sizeof *b->bc.ins);
+    if (t->bc.nexc > 0)
+        memcpy(b->bc.exc, t->bc.exc, (size_t)t->bc.nexc * sizeof *b->bc.exc);
     b->bc.n = b->bc.cap = t->bc.n;
     b->bc.nexc = b->bc.capexc = t->bc.nexc;
     b->nconsts = t->nconsts;

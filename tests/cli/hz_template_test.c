@@ -22,7 +22,8 @@
  *               (as `equivalent` compares); and its code is the same object value
  *               (lines, columns, constants) whether the assembler was warm or cold:
  *               the route and the result are the text's, not the cache's
- *   no_leak     rounds of instantiating leak no Python objects */
+ *   no_leak     rounds of instantiating, and of assembling program()s from statement
+ *               templates, leak no Python objects */
 #include "hz_assemble.h"
 #include "hz_codecache.h"
 #include "hz_embed.h"
@@ -516,6 +517,47 @@ static int test_no_leak(void)
            (int)(sizeof hand / sizeof hand[0]) - 1);
     CHECK(after - before < 100, "%zd blocks more after 200 rounds", after - before);
     hz_templates_free(t);
+    /* program()s from statement templates: blocks instantiated, found, remade for
+     * other extras; 40 programs, the assembler warm after the first round */
+    HzAssembler *a = hz_assembler_new();
+    char *progs[40];
+    for (int k = 0; k < 40; k++) {
+        uint8_t buf[256];
+        for (size_t i = 0; i < sizeof buf; i++)
+            buf[i] = (uint8_t)(i * 131 + k * 17 + (i >> 3) * k);
+        HzProgram *p = hz_decode(buf, sizeof buf);
+        HzEmitOptions eo = {.no_main = true};
+        char *src = hz_emit(p, &eo);
+        hz_program_free(p);
+        char *d = strstr(src, "\ndef program");
+        progs[k] = strdup(d != NULL ? d + 1 : src);
+        free(src);
+        char *end = strstr(progs[k] + 1, "\ndef ");
+        if (end != NULL)
+            end[1] = '\0';
+    }
+    unsigned long assembled = 0;
+    for (int round = 0; round < 51; round++) {
+        if (round == 1) {
+            PyRun_SimpleString("import gc; gc.collect()");
+            before = allocated_blocks();
+        }
+        for (int k = 0; k < 40; k++) {
+            PyObject *code = hz_assemble_piece_templated(a, progs[k], strlen(progs[k]), "<tfprog>");
+            assembled += code != NULL;
+            PyErr_Clear();
+            Py_XDECREF(code);
+        }
+    }
+    PyRun_SimpleString("import gc; gc.collect()");
+    after = allocated_blocks();
+    printf("no_leak: statement templates: %zd -> %zd live blocks over 50 rounds of 40 "
+           "program()s (%lu assembled)\n", before, after, assembled);
+    CHECK(assembled >= 51 * 20, "only %lu program()s assembled", assembled);
+    CHECK(after - before < 100, "%zd blocks more after 50 rounds", after - before);
+    for (int k = 0; k < 40; k++)
+        free(progs[k]);
+    hz_assembler_free(a);
     return 0;
 }
 
