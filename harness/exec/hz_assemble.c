@@ -117,9 +117,9 @@ HZ_NO_COVERAGE Slot *hz_asm_slot_find(HzAssembler *a, const char *key, size_t le
 
 /* key's slot emptied and keyed (its former entry evicted), or NULL on out-of-memory
  * (nothing stored then: the caller goes on without caching). */
-HZ_NO_COVERAGE Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h)
+/* s emptied and keyed with a copy of key, or NULL on out-of-memory (s untouched). */
+HZ_NO_COVERAGE static Slot *slot_key(Slot *s, const char *key, size_t len, uint64_t h)
 {
-    Slot *s = &a->slots[h % HZ_BLOCK_SLOTS];
     char *k = malloc(len);
     if (k == NULL)
         return NULL;
@@ -129,6 +129,11 @@ HZ_NO_COVERAGE Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len
     s->len = len;
     s->hash = h;
     return s;
+}
+
+HZ_NO_COVERAGE Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h)
+{
+    return slot_key(&a->slots[h % HZ_BLOCK_SLOTS], key, len, h);
 }
 
 HZ_NO_COVERAGE Slot *hz_asm_tslot_find(HzAssembler *a, const char *key, size_t len, uint64_t h)
@@ -148,16 +153,9 @@ HZ_NO_COVERAGE Slot *hz_asm_tslot_find(HzAssembler *a, const char *key, size_t l
 HZ_NO_COVERAGE Slot *hz_asm_tslot_put(HzAssembler *a, const char *key, size_t len, uint64_t h)
 {
     Slot *set = &a->tslots[2 * (h % HZ_TEMPLATE_BLOCK_SETS)];
-    Slot *s = set[0].used <= set[1].used ? &set[0] : &set[1];
-    char *k = malloc(len);
-    if (k == NULL)
-        return NULL;
-    memcpy(k, key, len);
-    slot_clear(s);
-    s->key = k;
-    s->len = len;
-    s->hash = h;
-    s->used = a->stats.blocks;
+    Slot *s = slot_key(set[0].used <= set[1].used ? &set[0] : &set[1], key, len, h);
+    if (s != NULL)
+        s->used = a->stats.blocks;
     return s;
 }
 
