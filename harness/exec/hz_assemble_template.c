@@ -4,23 +4,24 @@
  *
  * program() is a new combination of statements nearly every time, so its whole-piece
  * template rarely repeats (about one time in five in the fuzz loop); but its
- * statements fall into a few hundred shapes. So each statement's wrapper (the one
- * hz_assemble_blocks.c compiles: the function's parameters and extra locals, its
- * docstring, its globals, the statement, the sentinel) is abstracted as a piece is
- * (hz_template.h), the abstract wrapper compiled once per shape into an abstract
- * block, and the statement's block instantiated from it: its constants, names,
- * locals and the facts the assembly asks (g0, bound, extras) mapped back to the
- * piece's values. The instructions, jumps, handlers and stack depth are the
- * template's; the lines are those of the abstract text (a string over several lines
- * is one there), counted from the statement's first line in the piece.
+ * statements fall into a few hundred shapes. So each statement is abstracted alone
+ * (hz_template.h), and its wrapper -- the function hz_assemble_blocks.c compiles
+ * around a statement -- is written from the abstract statement (abstract_wrapper:
+ * the parameters, extras and globals it spells, as its placeholders), compiled once
+ * per shape into an abstract block, and the statement's block instantiated from it:
+ * its constants, names, locals and the facts the assembly asks (g0, bound, extras)
+ * mapped back to the piece's values. The instructions, jumps, handlers and stack
+ * depth are the template's; the lines are those of the abstract text (a string over
+ * several lines is one there), counted from the statement's first line in the piece.
  *
  * A piece's code must be a function of its text, not of what the caches hold (an
  * input's behaviour and coverage would depend on the inputs before it): every block
- * is the instantiation of the template of its wrapper made for exactly the extras
- * the statement needs (a function of the piece's text, hz_asm_needed_extras). A
- * block found in the front cache (keyed by the wrapper's text without extras) or
- * compiled for guessed extras is replaced when its extras are not those; nothing
- * is ever taken from an exact compile, and no cost gate depends on hits. */
+ * is the instantiation of the template made for exactly the extras its statement
+ * needs (a function of the piece's text, hz_asm_needed_extras). A block found in the
+ * front cache (keyed by the statement's exact wrapper text without extras, `out[N]`
+ * masked) or made for guessed extras is remade when its extras are not those;
+ * nothing is ever taken from an exact compile, and no cost gate depends on hits
+ * (harness.template.statements compares every 8th piece with a cold assembler's). */
 #include "hz_assemble.h"
 #include "hz_assemble_int.h"
 #include "hz_codecache.h"   /* HZ_NO_COVERAGE */
@@ -54,7 +55,7 @@ HZ_NO_COVERAGE static int spelled(const HzAbstract *ab, const char *s, size_t n)
 }
 
 typedef struct {
-    int num;            /* placeholder number, or INT_MAX + order for one as written */
+    int num;            /* placeholder number, or 2^24 + order for a name as written */
     const char *s;
     size_t n;
 } Spelled;
