@@ -434,8 +434,11 @@ HZ_NO_COVERAGE static PyCodeObject *only_code(PyObject *co, Py_ssize_t *at)
 
 /* The skeleton route of a class piece with def members m[0..k): the class with every
  * member's body replaced by `pass` (its decorators, defaults and annotations stay:
- * the class body evaluates them), and each member alone (`if True:` over its lines,
- * a top-level function, as a method of a top-level class is: not nested, no cell);
+ * the class body evaluates them), or by `__class__` for a member that closes over the
+ * class's cell (`super()`, `__class__`: the class body then makes the cell and passes
+ * it as the whole compile does), and each member alone (`if True:` over its lines, a
+ * top-level function, as a method of a top-level class is: not nested; inside `class
+ * K:` for one with the cell, whose code has the `__class__` free variable);
  * both through the templates, then each stub's code in the class body's constants
  * replaced by its member's, under the stub's qualified name. A class template
  * would be the combination of its members' shapes, which rarely repeats; the
@@ -449,7 +452,12 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
     size_t at = 0;
     for (int i = 0; i < k; i++) {
         hz_asm_buf_add(&sk, text + at, m[i].body - at);
-        hz_asm_buf_add(&sk, " pass\n", 6);
+        /* a stub that closes over the class's cell as its member does: the class body
+         * makes the cell and passes it to the function as the whole compile does */
+        if (m[i].cell)
+            hz_asm_buf_add(&sk, " __class__\n", 11);
+        else
+            hz_asm_buf_add(&sk, " pass\n", 6);
         at = m[i].end;
     }
     hz_asm_buf_add(&sk, text + at, n - at);
@@ -478,16 +486,30 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
             t->refusal = "more code in the skeleton than members";
             goto done;
         }
+        /* the member alone: a top-level function, or inside a class when it closes
+         * over the class's cell (its code then has the __class__ free variable) */
         Buf mt = {0};
-        hz_asm_buf_add(&mt, "if True:\n", 9);
+        if (m[i].cell)
+            hz_asm_buf_add(&mt, "class K:\n", 9);
+        else
+            hz_asm_buf_add(&mt, "if True:\n", 9);
         hz_asm_buf_add(&mt, text + m[i].line, m[i].end - m[i].line);
         PyObject *mmod = mt.failed ? PyErr_NoMemory() : piece_code(t, mt.p, mt.n, filename);
+        bool cell = m[i].cell;
         free(mt.p);
         i++;
         if (mmod == NULL)
             goto done;
         Py_ssize_t fn_at;
         PyCodeObject *fn = only_code(mmod, &fn_at);
+        if (fn != NULL && cell)   /* the class body's one code: the method */
+            fn = only_code((PyObject *)fn, &fn_at);
+        if (fn != NULL && cell != (fn->co_nfreevars == 1 &&
+                                   PyUnicode_CompareWithASCIIString(
+                                       PyTuple_GET_ITEM(fn->co_localsplusnames,
+                                                        fn->co_nlocalsplus - 1),
+                                       "__class__") == 0))
+            fn = NULL;   /* not the stub's closure: refused below */
         int same = fn != NULL ? PyObject_RichCompareBool(fn->co_name, ((PyCodeObject *)stub)->co_name, Py_EQ) : 0;
         CodeParts qp = {.qualname = Py_NewRef(((PyCodeObject *)stub)->co_qualname)};
         PyObject *code = NULL;
@@ -540,9 +562,11 @@ HZ_NO_COVERAGE PyObject *hz_templates_code(HzTemplates *t, const char *text, siz
     /* the route is the text's alone (never the cache's), so a piece's code is too */
     HzClassMember m[HZ_MAX_MEMBERS];
     int k = hz_class_members(text, n, m, HZ_MAX_MEMBERS);
-    PyObject *r = k > 0 ? class_code(t, text, n, filename, m, k) : piece_code(t, text, n, filename);
+    PyObject *r = k > 0 ? class_code(t, text, n, filename, m, k) : NULL;
     if (k > 0)
         t->stats.classes++;
+    if (r == NULL && !PyErr_Occurred())   /* not a class, or one the skeleton route refuses */
+        r = piece_code(t, text, n, filename);
     if (r == NULL && !PyErr_Occurred())
         t->stats.refused++;
     t->stats.cpu_instantiate += hz_asm_cpu_now() - t0 - (t->stats.cpu_compile - compile0);

@@ -71,12 +71,13 @@ typedef struct {
     size_t line;   /* offset of its def line (from the line's start, indentation included) */
     size_t body;   /* offset just after the colon ending its header */
     size_t end;    /* offset of the next line at the class body's indentation or less, or the piece's end */
+    bool cell;     /* it spells `super` or `__class__`: it closes over the class's cell */
 } HzClassMember;
 
 /* The def members of a class piece text[0..n) (a top-level class, decorated or not,
  * whose body is indented with spaces on its own lines) in order, at most cap; 0 when
- * the piece is not such a class, has no def member, or uses `super` or `__class__`
- * (its methods share a cell with the class body: they are not standalone code). */
+ * the piece is not such a class, has no def member, or spells `super` or `__class__`
+ * outside its def members (members that do close over the class's cell: `cell`). */
 int hz_class_members(const char *text, size_t n, HzClassMember *m, int cap);
 
 /* ---- the templates (hz_template.c) ---- */

@@ -583,9 +583,6 @@ HZ_NO_COVERAGE int hz_class_members(const char *text, size_t n, HzClassMember *m
     if (i + 1 >= ts.n || ts.t[i].kind != T_NL || indent_width(text, &ts.t[i]) != 0 ||
         !name_is(text, &ts.t[i + 1], "class"))
         goto done;
-    for (size_t k = 0; k < ts.n; k++)   /* a __class__ cell: the methods are not standalone */
-        if (name_is(text, &ts.t[k], "super") || name_is(text, &ts.t[k], "__class__"))
-            goto done;
     int depth = 0;
     for (i += 2; i < ts.n && ts.t[i].kind != T_NL; i++) {
         if (ts.t[i].kind != T_OP)
@@ -638,7 +635,21 @@ HZ_NO_COVERAGE int hz_class_members(const char *text, size_t n, HzClassMember *m
             count = 0;
             goto done;
         }
-        m[count++] = (HzClassMember){nl->start, ts.t[k].end, end};
+        m[count++] = (HzClassMember){nl->start, ts.t[k].end, end, false};
+    }
+    /* `super` and `__class__` make the class body a __class__ cell its methods close
+     * over: a member that spells them is compiled inside a class (hz_template.c); the
+     * class's own statements spelling them are not for the skeleton */
+    for (size_t k = 0, j = 0; count > 0 && k < ts.n; k++) {
+        if (!name_is(text, &ts.t[k], "super") && !name_is(text, &ts.t[k], "__class__"))
+            continue;
+        while (j < (size_t)count && m[j].end <= ts.t[k].start)
+            j++;
+        if (j == (size_t)count || ts.t[k].start < m[j].line) {
+            count = 0;
+            goto done;
+        }
+        m[j].cell = true;
     }
 done:
     free(ts.t);
