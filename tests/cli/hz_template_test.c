@@ -101,6 +101,39 @@ static void count_refusal(Counts *c, const char *why)
     }
 }
 
+/* Counts piece i (got: its code from templates, NULL when refused with why; want:
+ * its own compile, NULL when it does not compile) into c: refused, served and equal,
+ * or served and different (the first three reported, as `what` made them). */
+static void count_piece(Counts *c, const char *label, int i, const char *piece, PyObject *want,
+                        PyObject *got, const char *why, const char *what)
+{
+    if (got == NULL) {
+        c->refused++;
+        count_refusal(c, why);
+        return;
+    }
+    if (want == NULL) {
+        c->differ++;
+        CHECK(0, "%s: piece %d does not compile, but its %s code does:\n%s", label, i, what, piece);
+        return;
+    }
+    c->served++;
+    PyObject *nw = norm(want), *ng = norm(got);
+    REQUIRE(nw != NULL && ng != NULL, "norm");
+    if (PyObject_RichCompareBool(nw, ng, Py_EQ) == 1)
+        c->equal++;
+    else if (++c->differ <= 3) {
+        PyObject *rw = PyObject_Repr(nw), *rg = PyObject_Repr(ng);
+        CHECK(0, "%s: piece %d runs other code than its compile:\n%s\n--- compile:\n%s\n--- %s:\n%s",
+              label, i, piece, rw ? PyUnicode_AsUTF8(rw) : "?", what,
+              rg ? PyUnicode_AsUTF8(rg) : "?");
+        Py_XDECREF(rw);
+        Py_XDECREF(rg);
+    }
+    Py_DECREF(nw);
+    Py_DECREF(ng);
+}
+
 /* Instantiates each piece of source and compares it with the piece's own compile. */
 static void check_source(HzTemplates *t, const char *label, const char *source, Counts *c)
 {
@@ -118,35 +151,7 @@ static void check_source(HzTemplates *t, const char *label, const char *source, 
         PyObject *got = hz_templates_code(t, piece, end - start, "<tfprog>");
         REQUIRE(!PyErr_Occurred() || want == NULL, "%s: an error instantiating", label);
         PyErr_Clear();
-        if (got == NULL) {
-            c->refused++;
-            count_refusal(c, hz_templates_last_refusal(t));
-        }
-        else if (want == NULL) {
-            c->differ++;
-            CHECK(0, "%s: piece %d does not compile, but its template does:\n%s", label, i, piece);
-        }
-        else {
-            c->served++;
-            PyObject *nw = norm(want), *ng = norm(got);
-            REQUIRE(nw != NULL && ng != NULL, "norm");
-            int eq = PyObject_RichCompareBool(nw, ng, Py_EQ);
-            if (eq == 1)
-                c->equal++;
-            else {
-                c->differ++;
-                if (c->differ <= 3) {
-                    PyObject *rw = PyObject_Repr(nw), *rg = PyObject_Repr(ng);
-                    CHECK(0, "%s: piece %d runs other code than its compile:\n%s\n--- compile:\n%s\n--- template:\n%s",
-                          label, i, piece, rw ? PyUnicode_AsUTF8(rw) : "?",
-                          rg ? PyUnicode_AsUTF8(rg) : "?");
-                    Py_XDECREF(rw);
-                    Py_XDECREF(rg);
-                }
-            }
-            Py_DECREF(nw);
-            Py_DECREF(ng);
-        }
+        count_piece(c, label, i, piece, want, got, hz_templates_last_refusal(t), "template");
         Py_XDECREF(want);
         Py_XDECREF(got);
         free(piece);
@@ -310,29 +315,9 @@ static void check_statements(HzAssembler *a, const char *label, const char *sour
         PyErr_Clear();
         PyObject *got = hz_assemble_piece_templated(a, piece, end - start, "<tfprog>");
         REQUIRE(!PyErr_Occurred(), "%s: an error assembling", label);
-        if (got == NULL) {
-            c->refused++;
-            count_refusal(c, hz_assembler_last_refusal(a));
-        }
-        else if (want == NULL) {
-            c->differ++;
-            CHECK(0, "%s: piece %d does not compile, but was assembled:\n%s", label, i, piece);
-        }
-        else {
-            c->served++;
-            PyObject *nw = norm(want), *ng = norm(got);
-            REQUIRE(nw != NULL && ng != NULL, "norm");
-            if (PyObject_RichCompareBool(nw, ng, Py_EQ) == 1)
-                c->equal++;
-            else if (++c->differ <= 3) {
-                PyObject *rw = PyObject_Repr(nw), *rg = PyObject_Repr(ng);
-                CHECK(0, "%s: piece %d runs other code than its compile:\n%s\n--- compile:\n%s\n--- assembled:\n%s",
-                      label, i, piece, rw ? PyUnicode_AsUTF8(rw) : "?", rg ? PyUnicode_AsUTF8(rg) : "?");
-                Py_XDECREF(rw);
-                Py_XDECREF(rg);
-            }
-            Py_DECREF(nw);
-            Py_DECREF(ng);
+        unsigned long served = c->served;
+        count_piece(c, label, i, piece, want, got, hz_assembler_last_refusal(a), "assembled");
+        if (c->served != served) {
             if (c->pieces % 8 == 0) {
                 HzAssembler *cold = hz_assembler_new();
                 PyObject *again = hz_assemble_piece_templated(cold, piece, end - start, "<tfprog>");
@@ -358,13 +343,20 @@ static void check_statements(HzAssembler *a, const char *label, const char *sour
                     }
                 }
                 CHECK(same, "%s: piece %d assembled warm and cold differs:\n%s", label, i, piece);
-                if (!same) {   /* what differs: the two functions and their constants */
-                    PyObject *d = PyImport_ImportModule("dis");
-                    PyObject_CallMethod(d, "dis", "O", fw);
-                    PyObject_CallMethod(d, "dis", "O", fc);
-                    PyObject *r1 = PyObject_Repr(((PyCodeObject *)fw)->co_consts), *r2 = PyObject_Repr(((PyCodeObject *)fc)->co_consts);
-                    printf("warm consts %s\ncold consts %s\n", PyUnicode_AsUTF8(r1), PyUnicode_AsUTF8(r2));
-                    fflush(stdout);
+                if (!same) {   /* what differs: the two functions' positions */
+                    PyObject *px = PyObject_CallMethod(fw, "co_positions", NULL);
+                    PyObject *py = PyObject_CallMethod(fc, "co_positions", NULL);
+                    PyObject *lx = px ? PySequence_List(px) : NULL, *ly = py ? PySequence_List(py) : NULL;
+                    PyObject *rx = lx ? PyObject_Repr(lx) : NULL, *ry = ly ? PyObject_Repr(ly) : NULL;
+                    printf("warm positions %s\ncold positions %s\n", rx ? PyUnicode_AsUTF8(rx) : "?",
+                           ry ? PyUnicode_AsUTF8(ry) : "?");
+                    PyErr_Clear();
+                    Py_XDECREF(px);
+                    Py_XDECREF(py);
+                    Py_XDECREF(lx);
+                    Py_XDECREF(ly);
+                    Py_XDECREF(rx);
+                    Py_XDECREF(ry);
                 }
                 (*cold_checked)++;
                 Py_DECREF(again);
