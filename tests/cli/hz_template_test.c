@@ -158,6 +158,55 @@ static void check_source(HzTemplates *t, const char *label, const char *source, 
     }
 }
 
+/* The programs the equivalence cases read: even k a random input (xorshift bytes),
+ * odd k the next link of a mutation chain, as the fuzz loop makes inputs; a quarter
+ * without the main block. */
+typedef struct {
+    uint64_t x;                  /* the xorshift state */
+    uint8_t cur[4096], next[4096];
+    size_t n;                    /* the chain's current input: cur[0..n) */
+    unsigned long mutate_seed;   /* input k's mutation seed: mutate_seed + k */
+} Programs;
+
+static void programs_init(Programs *ps, uint64_t x, unsigned mul, unsigned add,
+                          unsigned long mutate_seed)
+{
+    ps->x = x;
+    ps->n = 96;
+    for (size_t i = 0; i < ps->n; i++)
+        ps->cur[i] = (uint8_t)(i * mul + add);
+    ps->mutate_seed = mutate_seed;
+}
+
+/* Program k's source (malloc'd). */
+static char *programs_next(Programs *ps, unsigned long k)
+{
+    HzProgram *p;
+    if (k % 2 == 0) {
+        uint8_t buf[512];
+        size_t len = 64 + (size_t)(k % 448);
+        for (size_t i = 0; i < len; i++) {
+            ps->x ^= ps->x << 13;
+            ps->x ^= ps->x >> 7;
+            ps->x ^= ps->x << 17;
+            buf[i] = (uint8_t)ps->x;
+        }
+        p = hz_decode(buf, len);
+    }
+    else {
+        size_t m = hz_mutate_bytes(ps->cur, ps->n, ps->next, sizeof ps->next, ps->mutate_seed + k);
+        if (m > 0 && m < 600) {
+            memcpy(ps->cur, ps->next, m);
+            ps->n = m;
+        }
+        p = hz_decode(ps->cur, ps->n);
+    }
+    HzEmitOptions eo = {.no_main = k % 4 == 1};
+    char *src = hz_emit(p, &eo);
+    hz_program_free(p);
+    return src;
+}
+
 /* Pieces the abstraction must get right: folding, truthiness, keywords, kwnames,
  * nested classes and closures, comprehensions, decorators, annotations, imports. */
 static const char *const hand[] = {
@@ -203,35 +252,10 @@ static int test_equivalent(unsigned long count)
     CHECK(s1.compiles > s0.compiles && s2.compiles == s1.compiles && s2.hits > s1.hits &&
               s2.classes == s1.classes + 1,
           "the second class of the pair did not reuse the first's templates");
-    uint64_t x = 0x9e3779b97f4a7c15ull;
-    uint8_t cur[4096], next[4096];
-    size_t n = 96;
-    for (size_t i = 0; i < n; i++)
-        cur[i] = (uint8_t)(i * 53 + 5);
+    Programs ps;
+    programs_init(&ps, 0x9e3779b97f4a7c15ull, 53, 5, 7000);
     for (unsigned long k = 0; k < count; k++) {
-        HzProgram *p;
-        if (k % 2 == 0) {   /* random programs */
-            uint8_t buf[512];
-            size_t len = 64 + (size_t)(k % 448);
-            for (size_t i = 0; i < len; i++) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                buf[i] = (uint8_t)x;
-            }
-            p = hz_decode(buf, len);
-        }
-        else {   /* a mutation chain, as the fuzz loop makes inputs */
-            size_t m = hz_mutate_bytes(cur, n, next, sizeof next, 7000 + k);
-            if (m > 0 && m < 600) {
-                memcpy(cur, next, m);
-                n = m;
-            }
-            p = hz_decode(cur, n);
-        }
-        HzEmitOptions eo = {.no_main = k % 4 == 1};
-        char *src = hz_emit(p, &eo);
-        hz_program_free(p);
+        char *src = programs_next(&ps, k);
         char label[32];
         snprintf(label, sizeof label, "program %lu", k);
         check_source(t, label, src, &c);
@@ -376,35 +400,10 @@ static int test_statements(unsigned long count)
     unsigned long cold = 0;
     for (int i = 0; hand[i] != NULL; i++)
         check_statements(a, "hand-written", hand[i], &c, &cold);
-    uint8_t cur[4096], next[4096];
-    size_t n = 96;
-    for (size_t i = 0; i < n; i++)
-        cur[i] = (uint8_t)(i * 29 + 3);
-    uint64_t x = 0x2545f4914f6cdd1dull;
+    Programs ps;
+    programs_init(&ps, 0x2545f4914f6cdd1dull, 29, 3, 9000);
     for (unsigned long k = 0; k < count; k++) {
-        HzProgram *p;
-        if (k % 2 == 0) {   /* random programs */
-            uint8_t buf[512];
-            size_t len = 64 + (size_t)(k % 448);
-            for (size_t i = 0; i < len; i++) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                buf[i] = (uint8_t)x;
-            }
-            p = hz_decode(buf, len);
-        }
-        else {   /* a mutation chain */
-            size_t m = hz_mutate_bytes(cur, n, next, sizeof next, 9000 + k);
-            if (m > 0 && m < 600) {
-                memcpy(cur, next, m);
-                n = m;
-            }
-            p = hz_decode(cur, n);
-        }
-        HzEmitOptions eo = {.no_main = k % 4 == 1};
-        char *src = hz_emit(p, &eo);
-        hz_program_free(p);
+        char *src = programs_next(&ps, k);
         char label[32];
         snprintf(label, sizeof label, "program %lu", k);
         check_statements(a, label, src, &c, &cold);
