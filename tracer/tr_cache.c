@@ -789,6 +789,22 @@ static inline PyObject *memo_hit(const CacheEntry *e, PyObject *obj)
 
 static int serve_resolved(CacheEntry *e, TrValue obj, PyObject *name, TrValue *out);
 
+/* The end of a hit whose identity and guard held: the memo's value (*memo_e = e when
+ * memo_e is not NULL), else serve_resolved. Same contract as serve_entry. */
+TR_HOT_INLINE int serve_checked(CacheEntry *e, TrValue obj, PyObject *name, TrValue *out,
+                                CacheEntry **memo_e)
+{
+    PyObject *now = memo_hit(e, obj.obj);
+    if (now != NULL) {
+        *out = tr_value_new(Py_NewRef(now), e->prov);
+        tr_prov_incref(e->prov);
+        if (memo_e != NULL)
+            *memo_e = e;
+        return 1;
+    }
+    return serve_resolved(e, obj, name, out);
+}
+
 /* Entry i of c for obj, past the faults' shortcuts: dropped (0) unless its resolution is
  * stable, it is obj's and its guard holds; then served from its memo, else re-resolved
  * and compared (serve_resolved). 1 with *out (new references: the live value, the
@@ -803,13 +819,7 @@ TR_HOT_INLINE int serve_entry(TrCache *c, Py_ssize_t i, TrValue obj, PyObject *n
         cache_remove(c, i);
         return 0;
     }
-    PyObject *now = memo_hit(e, obj.obj);
-    if (now != NULL) {
-        *out = tr_value_new(Py_NewRef(now), e->prov);
-        tr_prov_incref(e->prov);
-        return 1;
-    }
-    return serve_resolved(e, obj, name, out);
+    return serve_checked(e, obj, name, out, NULL);
 }
 
 /* serve_entry for tr_attr_load_fast (a run without faults): such a run's cache holds only
@@ -830,14 +840,7 @@ TR_HOT_INLINE int serve_entry_quick(TrCache *c, Py_ssize_t i, TrValue obj, PyObj
         cache_remove(c, i);
         return 0;
     }
-    PyObject *now = memo_hit(e, obj.obj);
-    if (now != NULL) {
-        *out = tr_value_new(Py_NewRef(now), e->prov);
-        tr_prov_incref(e->prov);
-        *memo_e = e;
-        return 1;
-    }
-    return serve_resolved(e, obj, name, out);
+    return serve_checked(e, obj, name, out, memo_e);
 }
 
 int tr_cache_serve(TrRun *run, TrValue obj, PyObject *name, TrValue *out)
