@@ -26,6 +26,18 @@
 #define TR_HOT_INLINE static inline
 #endif
 
+/* Around a table of computed-goto targets that gives every opcode a default and then
+ * its own case: those overrides are meant, the warning is not. */
+#if defined(__clang__)
+#define TR_OVERRIDES_BEGIN \
+    _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Winitializer-overrides\"")
+#define TR_OVERRIDES_END _Pragma("clang diagnostic pop")
+#else
+#define TR_OVERRIDES_BEGIN \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")
+#define TR_OVERRIDES_END _Pragma("GCC diagnostic pop")
+#endif
+
 /* ---- tr_prov.c: a growable byte buffer for text built in C ---- */
 typedef struct {
     char *buf;               /* PyMem_Raw memory, NUL-terminated, owned */

@@ -621,24 +621,14 @@ static int run_frame(TrRun *run, TrFrame *f, int throwing, TrValue *out)
 #if TR_COMPUTED_GOTO
     /* Every byte a target: the opcodes of tr_opcodes.def their cases (a missing case
      * is a compile error), the others op_unknown. */
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Winitializer-overrides"
-#else
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverride-init"
-#endif
+    TR_OVERRIDES_BEGIN
     static void *const op_targets[256] = {
         [0 ... 255] = &&op_unknown,
 #define TR_OP(name, num, caches, status, why) [num] = &&op_##name,
 #include "tr_opcodes.def"
 #undef TR_OP
     };
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#else
-#pragma GCC diagnostic pop
-#endif
+    TR_OVERRIDES_END
 #endif
     if (throwing)
         goto error;

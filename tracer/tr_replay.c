@@ -683,13 +683,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
     TrValue *const stack = f->stack, *const stack_end = f->stack + f->stacksize;
     TrValue *sp = stack + f->sp;   /* the level (SP_SAVE, SP_LOAD) */
 #if TR_REPLAY_GOTO
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Winitializer-overrides"
-#else
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverride-init"
-#endif
+    TR_OVERRIDES_BEGIN
     static void *const targets[256] = {
         [0 ... 255] = &&rop_unsupported,
         [TR_OP_NOP] = &&rop_NOP,
@@ -752,11 +746,7 @@ static int replay_frame(TrRecTrace *t, TrFrame *f, TrReplayState *st, int64_t bu
         [TR_OP_COPY] = &&rop_COPY,
         [TR_OP_SWAP] = &&rop_SWAP,
     };
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#else
-#pragma GCC diagnostic pop
-#endif
+    TR_OVERRIDES_END
 #endif
     if (!t->prepared)
         prepare(t, f);
