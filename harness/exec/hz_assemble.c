@@ -311,7 +311,8 @@ HZ_NO_COVERAGE static PyObject *assemble_piece(HzAssembler *a, const char *text,
     PyObject *fcode = NULL, *mconsts = NULL;
     a->stats.pieces++;
     a->refusal = "";
-    if (hz_asm_find(text, n, "__tf_", 5) != NULL || hz_asm_find(text, n, "tf-end", 6) != NULL) {
+    if (hz_asm_find(text, n, "__tf_", 5) != NULL || hz_asm_find(text, n, "tf-end", 6) != NULL ||
+        (templated && hz_asm_find(text, n, "tf-doc", 6) != NULL)) {   /* DOC_SRC's */
         a->refusal = "the piece spells the assembler's own names";
         goto done;
     }

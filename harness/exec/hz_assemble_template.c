@@ -370,10 +370,6 @@ HZ_NO_COVERAGE static PyObject *templated_block(HzAssembler *a, const Piece *pc,
     memset(&m, 0, sizeof m);
     PyObject *tcap = NULL, *cap = NULL, *guess = NULL;
     const Span *st = &pc->cut->stmts[k];
-    if (hz_asm_find(pc->text + st->start, st->end - st->start, "tf-doc", 6) != NULL) {
-        a->refusal = "the statement spells the docstring marker";
-        goto done;
-    }
     if (hz_abstract(pc->text + st->start, st->end - st->start, &ab, &a->refusal) < 0)
         goto done;
     if (hz_placeholders_init(&m, &ab) < 0) {
@@ -460,11 +456,11 @@ HZ_NO_COVERAGE int hz_asm_gather_templated(HzAssembler *a, const Piece *pc, int 
          * those share a block through the masked key */
         if (blk[k].out_num == 0)
             blk[k].out_num = -1;
-        if (!hz_asm_find_block(a, &blk[k]))
-            nmiss++;
-        else if (add_known(known, many, hz_asm_block(blk[k].cap)) < 0)
-            goto done;
+        nmiss += !hz_asm_find_block(a, &blk[k]);
     }
+    for (int k = 0; nmiss > 0 && k < N; k++)   /* what the guess reads: only for misses */
+        if (blk[k].cap != NULL && add_known(known, many, hz_asm_block(blk[k].cap)) < 0)
+            goto done;
     /* the missing ones made for a guess of their extras: the names they spell that
      * the found ones need as extras, or that one of them alone binds (`out = []`;
      * not an `except ... as e` that many bind for themselves). hz_asm_guess_extras'
