@@ -141,11 +141,6 @@ HZ_NO_COVERAGE static PyObject *placeholder_value(const HzPlaceholderMap *m, con
     return num < m->n[kind] ? m->obj[kind][num] : NULL;
 }
 
-HZ_NO_COVERAGE static bool holds_prefix(const char *s, Py_ssize_t n)
-{
-    return hz_spells_placeholder(s, (size_t)n);
-}
-
 /* A new reference to str s mapped: a placeholder to its value, a dotted name part by
  * part; anything else as it is (m->failed when it still holds the prefix). NULL
  * with an exception on error. */
@@ -155,7 +150,7 @@ HZ_NO_COVERAGE static PyObject *map_str(HzPlaceholderMap *m, PyObject *s)
     const char *u = PyUnicode_AsUTF8AndSize(s, &n);
     if (u == NULL)
         return NULL;
-    if (!holds_prefix(u, n))
+    if (!hz_spells_placeholder(u, (size_t)n))
         return Py_NewRef(s);
     PyObject *v = placeholder_value(m, u, n);
     if (v != NULL)
@@ -177,7 +172,7 @@ HZ_NO_COVERAGE static PyObject *map_str(HzPlaceholderMap *m, PyObject *s)
                 return NULL;
             }
         }
-        else if (holds_prefix(part, plen)) {
+        else if (hz_spells_placeholder(part, (size_t)plen)) {
             m->failed = true;
             free(buf);
             return Py_NewRef(s);
