@@ -146,6 +146,9 @@ static void print_counts(void)
             "templates compiled %.3f, abstracting and instantiating %.3f\n", cs.tmpl_lookups,
             cs.tmpl_hits, cs.tmpl_compiles, cs.tmpl_refused, cs.cpu_tmpl_compile,
             cs.cpu_tmpl_instantiate);
+    fprintf(stderr, "tracefuzz fuzz target: class bodies: %lu linked from statements, %lu "
+            "refused; %lu statements made, %lu found\n", cs.cls_linked, cs.cls_refused,
+            cs.cls_made, cs.cls_found);
     fprintf(stderr, "tracefuzz fuzz target: statement templates: %lu of %lu def pieces "
             "assembled, %lu of %lu lookups hit, %lu blocks instantiated (%lu for other extras), "
             "%lu statement templates compiled; CPU s: assembled %.3f (compiling %.3f), refused "

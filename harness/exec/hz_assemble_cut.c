@@ -322,6 +322,72 @@ done:
     return rc;
 }
 
+/* Cuts a class piece for hz_template_class.c; see hz_assemble_int.h. */
+HZ_NO_COVERAGE int hz_asm_class_cut(const char **refusal, const char *text, size_t n,
+                                    size_t *header_end, Span *stmts, int cap)
+{
+    int lcap = (int)hz_asm_count_lines(text, n) + 2;
+    LLine *ll = malloc((size_t)lcap * sizeof *ll);
+    int rc = -1, k = 0, body = 0, count = 0;
+    if (ll == NULL) {
+        *refusal = "out of memory";
+        goto done;
+    }
+    int nl = logical_lines(text, n, ll, lcap);
+    if (nl < 0) {
+        *refusal = "the scanner does not follow the piece";
+        goto done;
+    }
+    while (k < nl && ll[k].indent == 0 && text[ll[k].start] == '@')
+        k++;
+    if (k >= nl || ll[k].indent != 0 || !starts_word(text + ll[k].start, text + n, "class") ||
+        text[ll[k].last] != ':') {
+        *refusal = "not a class with its body on the lines below";
+        goto done;
+    }
+    if (++k >= nl || (body = ll[k].indent) == 0) {
+        *refusal = "no body";
+        goto done;
+    }
+    *header_end = ll[k].start;
+    bool decorated = false;   /* the statement open is a decorator run so far */
+    for (; k < nl; k++) {
+        const LLine *l = &ll[k];
+        const char *s = text + l->start + l->indent, *end = text + n;
+        if (l->indent > body)
+            continue;   /* inside the statement before */
+        if (l->indent < body) {
+            *refusal = "dedent inside the body";
+            goto done;
+        }
+        if (decorated) {   /* the decorated statement itself: same statement */
+            decorated = *s == '@';
+            continue;
+        }
+        /* a string statement elsewhere than first would be a docstring alone; the
+         * scopes of names and annotations are the whole body's */
+        if ((count > 0 && string_start(s, end) > 0 && !l->nonstring) ||
+            starts_word(s, end, "global") || starts_word(s, end, "nonlocal") ||
+            starts_word(s, end, "else") || starts_word(s, end, "elif") ||
+            starts_word(s, end, "except") || starts_word(s, end, "finally")) {
+            *refusal = "a statement that is not the class body's alone";
+            goto done;
+        }
+        if (count == cap) {
+            *refusal = "too many statements";
+            goto done;
+        }
+        if (count > 0)
+            stmts[count - 1].end = l->start;
+        stmts[count++] = (Span){l->start, n, l->line};
+        decorated = *s == '@';
+    }
+    rc = count;
+done:
+    free(ll);
+    return rc;
+}
+
 /* ---- names in a statement's text, for guessing its extra locals ---- */
 
 HZ_NO_COVERAGE static int add_name(PyObject *set, const char *s, size_t n)

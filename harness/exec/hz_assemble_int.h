@@ -51,6 +51,15 @@ size_t hz_asm_count_lines(const char *s, size_t n);   /* newlines in s[0..n) */
  * cut->stmts and cut->globals.p are malloc'd either way (the caller frees them). */
 int hz_asm_cut(const char **refusal, const char *text, size_t n, Cut *cut);
 
+/* Cuts the class piece text[0..n) (a top-level `class` statement, decorated or not,
+ * whose header is one logical line and whose body is on the lines below) into its
+ * header, text[0..*header_end), and the statements of its body, stmts[0..count): a run
+ * of decorators and the statement they decorate is one; a string statement is taken
+ * only first (the docstring), `global` and `nonlocal` never. Returns count, or -1 with
+ * *refusal set. For hz_template_class.c. */
+int hz_asm_class_cut(const char **refusal, const char *text, size_t n, size_t *header_end,
+                     Span *stmts, int cap);
+
 /* Adds to idents the names text[0..n) uses (not attributes, not in strings or
  * comments) and to assigned those it visibly binds (NAME =, NAME +=, NAME :=, as
  * NAME, for NAME, del NAME, import NAME): a guess of a statement's locals from its

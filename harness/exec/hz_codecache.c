@@ -121,6 +121,9 @@ HZ_NO_COVERAGE HzCodeCache *hz_codecache_new(void)
     const char *tenv = getenv("TRACEFUZZ_TEMPLATES");
     if (tenv == NULL || strcmp(tenv, "0") != 0)
         c->templates = hz_templates_new();
+    /* TRACEFUZZ_TEMPLATES=2: class skeletons through their own templates, not linked */
+    if (c->templates != NULL && tenv != NULL && strcmp(tenv, "2") == 0)
+        hz_templates_link_classes(c->templates, false);
     /* TRACEFUZZ_TEMPLATES=1: whole-piece templates only (def pieces too) */
     if (c->templates != NULL && (tenv == NULL || strcmp(tenv, "1") != 0))
         c->tassembler = hz_assembler_new();
@@ -167,6 +170,10 @@ HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
         s.tmpl_refused = t.refused;
         s.cpu_tmpl_compile = t.cpu_compile;
         s.cpu_tmpl_instantiate = t.cpu_instantiate;
+        s.cls_linked = t.link.linked;
+        s.cls_refused = t.link.refused;
+        s.cls_made = t.link.made;
+        s.cls_found = t.link.found;
     }
     if (c->tassembler != NULL) {
         HzAssembleStats a = hz_assembler_stats(c->tassembler);

@@ -68,6 +68,8 @@ typedef struct {
      * templates, and abstracting and instantiating */
     unsigned long tmpl_lookups, tmpl_hits, tmpl_compiles, tmpl_refused;
     double cpu_tmpl_compile, cpu_tmpl_instantiate;
+    /* class skeletons linked from statements, refused; statements made, found */
+    unsigned long cls_linked, cls_refused, cls_made, cls_found;
     /* def pieces offered to the statement templates (hz_assemble_piece_templated),
      * assembled; their cache lookups (statements, templates, stubs) and hits,
      * statement templates compiled; CPU seconds assembling, refusing, compiling */

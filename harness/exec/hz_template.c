@@ -39,6 +39,7 @@ struct HzTemplates {
     TSlot slots[HZ_TEMPLATE_SLOTS];
     HzTemplateStats stats;
     const char *refusal;
+    HzClassBlocks *cb;   /* skeleton bodies linked from statements; NULL: off */
 };
 
 HZ_NO_COVERAGE HzTemplates *hz_templates_new(void)
@@ -47,7 +48,18 @@ HZ_NO_COVERAGE HzTemplates *hz_templates_new(void)
     if (t == NULL)
         abort();
     t->refusal = "";
+    t->cb = hz_class_blocks_new();
     return t;
+}
+
+HZ_NO_COVERAGE void hz_templates_link_classes(HzTemplates *t, bool on)
+{
+    if (!on) {
+        hz_class_blocks_free(t->cb);
+        t->cb = NULL;
+    }
+    else if (t->cb == NULL)
+        t->cb = hz_class_blocks_new();
 }
 
 HZ_NO_COVERAGE void hz_templates_free(HzTemplates *t)
@@ -58,12 +70,16 @@ HZ_NO_COVERAGE void hz_templates_free(HzTemplates *t)
         free(t->slots[i].key);
         Py_XDECREF(t->slots[i].code);
     }
+    hz_class_blocks_free(t->cb);
     free(t);
 }
 
 HZ_NO_COVERAGE HzTemplateStats hz_templates_stats(const HzTemplates *t)
 {
-    return t->stats;
+    HzTemplateStats s = t->stats;
+    if (t->cb != NULL)
+        s.link = hz_class_blocks_stats(t->cb);
+    return s;
 }
 
 HZ_NO_COVERAGE const char *hz_templates_last_refusal(const HzTemplates *t)
@@ -410,6 +426,12 @@ done:
     return r;
 }
 
+HZ_NO_COVERAGE PyObject *hz_templates_piece(HzTemplates *t, const char *text, size_t n,
+                                            const char *filename)
+{
+    return piece_code(t, text, n, filename);
+}
+
 /* The one code object among co's constants (borrowed) and its index, or NULL. */
 HZ_NO_COVERAGE static PyCodeObject *only_code(PyObject *co, Py_ssize_t *at)
 {
@@ -444,6 +466,7 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
 {
     Buf sk = {0};
     PyObject *mod = NULL, *r = NULL, *consts = NULL, *body = NULL, *mconsts = NULL;
+    PyObject *linked = NULL;
     size_t at = 0;
     for (int i = 0; i < k; i++) {
         hz_asm_buf_add(&sk, text + at, m[i].body - at);
@@ -460,11 +483,14 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
         PyErr_NoMemory();
         goto done;
     }
-    mod = piece_code(t, sk.p, sk.n, filename);
+    Py_ssize_t cls_at = 0;
+    if (t->cb != NULL)
+        mod = hz_class_linked(t->cb, t, sk.p, sk.n, filename, &linked, &cls_at);
+    if (mod == NULL && !PyErr_Occurred())   /* not linked: the skeleton's own template */
+        mod = piece_code(t, sk.p, sk.n, filename);
     if (mod == NULL)
         goto done;
-    Py_ssize_t cls_at = 0;
-    PyCodeObject *cls = only_code(mod, &cls_at);
+    PyCodeObject *cls = linked != NULL ? (PyCodeObject *)linked : only_code(mod, &cls_at);
     if (cls == NULL) {
         t->refusal = "the skeleton holds no class body";
         goto done;
@@ -541,6 +567,7 @@ done:
     }
     free(sk.p);
     Py_XDECREF(mod);
+    Py_XDECREF(linked);
     Py_XDECREF(consts);
     Py_XDECREF(body);
     Py_XDECREF(mconsts);

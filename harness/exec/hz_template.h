@@ -102,6 +102,14 @@ PyObject *hz_placeholders_map(HzPlaceholderMap *m, PyObject *v);
 
 typedef struct HzTemplates HzTemplates;
 
+/* Class skeletons' bodies linked from their statements (hz_template_class.c). */
+typedef struct {
+    unsigned long linked;    /* skeletons whose body was linked from statements */
+    unsigned long refused;   /* skeletons with a statement or header that cannot be */
+    unsigned long made;      /* statements made (through the templates) */
+    unsigned long found;     /* statements found made */
+} HzClassStats;
+
 typedef struct {
     unsigned long lookups;     /* pieces asked for */
     unsigned long refused;     /* of those, not abstracted (or their template does not compile) */
@@ -111,11 +119,14 @@ typedef struct {
     unsigned long compiles;    /* templates compiled */
     double cpu_compile;        /* CPU seconds compiling templates */
     double cpu_instantiate;    /* CPU seconds abstracting and instantiating */
+    HzClassStats link;
 } HzTemplateStats;
 
-/* Never returns NULL (aborts on out-of-memory). */
+/* Never returns NULL (aborts on out-of-memory). Class skeletons' bodies are linked
+ * from their statements unless turned off (TRACEFUZZ_TEMPLATES=2 does, to compare). */
 HzTemplates *hz_templates_new(void);
 void hz_templates_free(HzTemplates *t);
+void hz_templates_link_classes(HzTemplates *t, bool on);
 
 /* Returns a new reference to the module code of the piece text[0..n) (a top-level
  * statement or a run of them) as filename, instantiated from its template; or NULL
@@ -124,6 +135,26 @@ void hz_templates_free(HzTemplates *t);
 PyObject *hz_templates_code(HzTemplates *t, const char *text, size_t n, const char *filename);
 
 HzTemplateStats hz_templates_stats(const HzTemplates *t);
+
+/* The whole-piece route alone (no skeleton): what hz_templates_code does for a piece
+ * that is not a class. For hz_template_class.c. */
+PyObject *hz_templates_piece(HzTemplates *t, const char *text, size_t n, const char *filename);
+
+/* ---- class bodies linked from their statements (hz_template_class.c) ---- */
+
+typedef struct HzClassBlocks HzClassBlocks;
+
+HzClassBlocks *hz_class_blocks_new(void);   /* aborts on out-of-memory */
+void hz_class_blocks_free(HzClassBlocks *cb);
+HzClassStats hz_class_blocks_stats(const HzClassBlocks *cb);
+
+/* The skeleton text[0..n) (a class piece, its methods' bodies cut out) with its body
+ * linked from its statements' blocks: returns a new reference to the module code of
+ * its header (the class over `pass`) and sets *body to a new reference to the linked
+ * class body, which replaces the header's at constant *body_at; or returns NULL
+ * without an exception when the skeleton is refused, or with one on out-of-memory. */
+PyObject *hz_class_linked(HzClassBlocks *cb, HzTemplates *t, const char *text, size_t n,
+                          const char *filename, PyObject **body, Py_ssize_t *body_at);
 
 /* Why the last piece had no template ("" when it had one); a static string. */
 const char *hz_templates_last_refusal(const HzTemplates *t);
