@@ -449,6 +449,19 @@ HZ_NO_COVERAGE static PyCodeObject *only_code(PyObject *co, Py_ssize_t *at)
 
 #define HZ_MAX_MEMBERS 64
 
+/* A new reference to module code mod with its constant at replaced by the class body
+ * body (borrowed), or NULL with an exception. */
+HZ_NO_COVERAGE static PyObject *with_body(PyObject *mod, Py_ssize_t at, PyObject *body)
+{
+    PyObject *mconsts = PySequence_List(((PyCodeObject *)mod)->co_consts);
+    if (mconsts == NULL)
+        return NULL;
+    PyList_SetItem(mconsts, at, Py_NewRef(body));
+    CodeParts mp = {.consts = PyList_AsTuple(mconsts)};
+    Py_DECREF(mconsts);
+    return mp.consts ? code_remade((PyCodeObject *)mod, &mp) : NULL;
+}
+
 /* The skeleton route of a class piece with def members m[0..k): the class with every
  * member's body replaced by `pass` (its decorators, defaults and annotations stay:
  * the class body evaluates them), or by `__class__` for a member that closes over the
@@ -465,8 +478,7 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
                                            const char *filename, const HzClassMember *m, int k)
 {
     Buf sk = {0};
-    PyObject *mod = NULL, *r = NULL, *consts = NULL, *body = NULL, *mconsts = NULL;
-    PyObject *linked = NULL;
+    PyObject *mod = NULL, *r = NULL, *consts = NULL, *body = NULL, *linked = NULL;
     size_t at = 0;
     for (int i = 0; i < k; i++) {
         hz_asm_buf_add(&sk, text + at, m[i].body - at);
@@ -554,12 +566,7 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
     body = bp.consts ? code_remade(cls, &bp) : NULL;
     if (body == NULL)
         goto done;
-    mconsts = PySequence_List(((PyCodeObject *)mod)->co_consts);
-    if (mconsts == NULL)
-        goto done;
-    PyList_SetItem(mconsts, cls_at, Py_NewRef(body));
-    CodeParts mp = {.consts = PyList_AsTuple(mconsts)};
-    r = mp.consts ? code_remade((PyCodeObject *)mod, &mp) : NULL;
+    r = with_body(mod, cls_at, body);
 done:
     if (r == NULL && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
         PyErr_Clear();
@@ -570,7 +577,26 @@ done:
     Py_XDECREF(linked);
     Py_XDECREF(consts);
     Py_XDECREF(body);
-    Py_XDECREF(mconsts);
+    return r;
+}
+
+/* The class piece text[0..n) with no def member (what hz_class_members does not take):
+ * its body linked from its statements; a new reference, or NULL (an exception only on
+ * out-of-memory). */
+HZ_NO_COVERAGE static PyObject *linked_class(HzTemplates *t, const char *text, size_t n,
+                                             const char *filename)
+{
+    PyObject *body = NULL, *r = NULL;
+    Py_ssize_t at = 0;
+    PyObject *mod = hz_class_linked(t->cb, t, text, n, filename, &body, &at);
+    if (mod != NULL)
+        r = with_body(mod, at, body);
+    if (r == NULL && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear();
+        t->refusal = "an error while linking";
+    }
+    Py_XDECREF(mod);
+    Py_XDECREF(body);
     return r;
 }
 
@@ -585,8 +611,12 @@ HZ_NO_COVERAGE PyObject *hz_templates_code(HzTemplates *t, const char *text, siz
     HzClassMember m[HZ_MAX_MEMBERS];
     int k = hz_class_members(text, n, m, HZ_MAX_MEMBERS);
     PyObject *r = k > 0 ? class_code(t, text, n, filename, m, k) : NULL;
+    if (k == 0 && t->cb != NULL && n > 0 && (text[0] == 'c' || text[0] == '@'))
+        r = linked_class(t, text, n, filename);   /* NULL: not a class it links */
     if (k > 0)
         t->stats.classes++;
+    if (k > 0 && r != NULL)
+        t->stats.skeletons++;
     if (r == NULL && !PyErr_Occurred())   /* not a class, or one the skeleton route refuses */
         r = piece_code(t, text, n, filename);
     if (r == NULL && !PyErr_Occurred())

@@ -284,9 +284,18 @@ HZ_NO_COVERAGE static int link_instr(HzBytecode *out, Table *consts, Table *name
                                      PyCodeObject *co, HzInstr in)
 {
     int j = 0;
+    PyObject *v;
     switch (in.op) {
     case LOAD_CONST: case KW_NAMES:
-        if ((j = hz_asm_table_add(consts, PyTuple_GET_ITEM(co->co_consts, in.arg), NULL)) < 0)
+        v = PyTuple_GET_ITEM(co->co_consts, in.arg);
+        /* a code object is a def's own: the compile never merges two (their first
+         * lines differ), while two stubs made alone can be equal (code compares by
+         * value) or one (the same statement text twice) */
+        if (PyCode_Check(v))
+            j = PyList_Append(consts->list, v) < 0 ? -1 : (int)PyList_GET_SIZE(consts->list) - 1;
+        else
+            j = hz_asm_table_add(consts, v, NULL);
+        if (j < 0)
             return -1;
         in.arg = j;
         break;
