@@ -55,10 +55,21 @@
 
 HZ_NO_COVERAGE uint64_t hz_asm_fnv(const char *s, size_t n)
 {
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++)
+    /* eight bytes a step (byte by byte, keys of hundreds of bytes were 1% of a fuzz
+     * loop exec), each step's high bits folded down: tables index by the low ones */
+    uint64_t h = 14695981039346656037ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++)
         h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-    return h;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
 }
 
 HZ_NO_COVERAGE static void slot_clear(Slot *s)

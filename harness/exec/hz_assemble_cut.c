@@ -68,20 +68,20 @@ HZ_NO_COVERAGE void hz_asm_buf_pyname(Buf *b, PyObject *name)
 
 
 
-HZ_NO_COVERAGE static bool ident_char(char c)
+HZ_NO_COV_HELPER static bool ident_char(char c)
 {
     return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            (unsigned char)c >= 0x80;
 }
 
-HZ_NO_COVERAGE static bool starts_word(const char *s, const char *end, const char *word)
+HZ_NO_COV_HELPER static bool starts_word(const char *s, const char *end, const char *word)
 {
     size_t n = strlen(word);
     return (size_t)(end - s) > n && hz_asm_same(s, word, n) && !ident_char(s[n]);
 }
 
 /* Length of a string prefix + opening quote at s (0: no string starts there). */
-HZ_NO_COVERAGE static int string_start(const char *s, const char *end)
+HZ_NO_COV_HELPER static int string_start(const char *s, const char *end)
 {
     int i = 0;
     while (i < 3 && s + i < end && strchr("rRbBuUfF", s[i]) != NULL && s[i] != '\0')

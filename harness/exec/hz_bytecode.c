@@ -22,13 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Small helpers only called from uninstrumented functions: not instrumented either,
- * inlined or not. */
-#if defined(__clang__)
-#define HZ_NO_COV_HELPER __attribute__((no_sanitize("coverage")))
-#else
-#define HZ_NO_COV_HELPER
-#endif
 
 HZ_NO_COV_HELPER int hz_bc_caches(int op)
 {
@@ -331,7 +324,7 @@ HZ_NO_COV_HELPER static void lt_put_svarint(Out *o, int v)
 
 /* One location entry of len (1-8) code units, as compile.c's
  * write_location_info_entry chooses its form; *cur is the line the deltas count from. */
-HZ_NO_COVERAGE static void lt_entry(Out *o, const HzLoc *l, int len, int *cur)
+HZ_NO_COV_HELPER static void lt_entry(Out *o, const HzLoc *l, int len, int *cur)
 {
     int first = 0x80 | (len - 1);
     if (l->line < 0) {

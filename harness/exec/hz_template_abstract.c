@@ -102,7 +102,7 @@ static const char *const kept_by_letter[26][8] = {
     ['y' - 'a'] = {"yield"},
 };
 
-HZ_NO_COVERAGE static bool kept_name(const char *s, size_t n)
+HZ_NO_COV_HELPER static bool kept_name(const char *s, size_t n)
 {
     if (s[0] == '_')   /* `_` (a soft keyword) and dunder names (private ones are refused before) */
         return n == 1 || (n >= 2 && s[1] == '_');
@@ -118,7 +118,7 @@ HZ_NO_COVERAGE static bool kept_name(const char *s, size_t n)
 }
 
 /* A string prefix the scanner accepts (case-insensitive r, u, b, f and pairs). */
-HZ_NO_COVERAGE static bool is_prefix(const char *s, size_t n)
+HZ_NO_COV_HELPER static bool is_prefix(const char *s, size_t n)
 {
     if (n == 0 || n > 2)
         return false;
@@ -161,7 +161,7 @@ HZ_NO_COVERAGE static size_t scan_string(const char *text, size_t n, size_t i, T
 }
 
 /* Whether text[at..at+len) is one of the identifiers inside the f-strings. */
-HZ_NO_COVERAGE static bool in_fstring(const char *text, const Toks *ts, size_t at, size_t len)
+HZ_NO_COV_HELPER static bool in_fstring(const char *text, const Toks *ts, size_t at, size_t len)
 {
     for (int i = 0; i < ts->nfnames; i++) {
         if (ts->fname_len[i] != len)
@@ -419,7 +419,7 @@ HZ_TINY bool is_op(const char *text, const Tok *t, char c)
 
 /* Whether literal i stays as written: something beside it lets the compiler fold
  * it into another constant (a different value would fold differently). */
-HZ_NO_COVERAGE static bool literal_kept(const char *text, const Toks *ts, size_t i)
+HZ_NO_COV_HELPER static bool literal_kept(const char *text, const Toks *ts, size_t i)
 {
     const Tok *prev = i > 0 && ts->t[i - 1].kind != T_NL ? &ts->t[i - 1] : NULL;
     const Tok *next = i + 1 < ts->n && ts->t[i + 1].kind != T_NL ? &ts->t[i + 1] : NULL;
