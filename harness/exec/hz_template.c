@@ -35,8 +35,21 @@ typedef struct {
     unsigned long used;   /* the lookup count when last found or stored */
 } TSlot;
 
+/* Class members by their exact text (direct-mapped): a mutated class is mostly its
+ * parent's members, and abstracting and instantiating one costs ~40k instructions. */
+#define HZ_MEMBER_SLOTS 4096
+
+typedef struct {
+    uint64_t hash;
+    char *key;        /* malloc'd: filename, NUL, the member's text */
+    size_t len;
+    PyObject *code;   /* owned: its module code, or Py_None (refused, why in refusal) */
+    const char *refusal;
+} MSlot;
+
 struct HzTemplates {
     TSlot slots[HZ_TEMPLATE_SLOTS];
+    MSlot members[HZ_MEMBER_SLOTS];
     HzTemplateStats stats;
     const char *refusal;
     HzClassBlocks *cb;   /* skeleton bodies linked from statements; NULL: off */
@@ -69,6 +82,10 @@ HZ_NO_COVERAGE void hz_templates_free(HzTemplates *t)
     for (int i = 0; i < HZ_TEMPLATE_SLOTS; i++) {
         free(t->slots[i].key);
         Py_XDECREF(t->slots[i].code);
+    }
+    for (int i = 0; i < HZ_MEMBER_SLOTS; i++) {
+        free(t->members[i].key);
+        Py_XDECREF(t->members[i].code);
     }
     hz_class_blocks_free(t->cb);
     free(t);
@@ -432,6 +449,43 @@ HZ_NO_COVERAGE PyObject *hz_templates_piece(HzTemplates *t, const char *text, si
     return piece_code(t, text, n, filename);
 }
 
+/* piece_code of a class member's text, kept by the text: the same new reference (or
+ * NULL and refusal) piece_code gives, which is the text's alone. */
+HZ_NO_COVERAGE static PyObject *member_code(HzTemplates *t, const char *text, size_t n,
+                                            const char *filename)
+{
+    size_t flen = strlen(filename), len = flen + 1 + n;
+    char *key = malloc(len);
+    if (key == NULL)
+        return PyErr_NoMemory();
+    memcpy(key, filename, flen + 1);
+    memcpy(key + flen + 1, text, n);
+    uint64_t h = hz_asm_fnv(key, len);
+    MSlot *s = &t->members[h % HZ_MEMBER_SLOTS];
+    if (s->key != NULL && s->hash == h && s->len == len && hz_asm_same(s->key, key, len)) {
+        free(key);
+        t->stats.member_hits++;
+        if (s->code == Py_None) {
+            t->refusal = s->refusal;
+            return NULL;
+        }
+        return Py_NewRef(s->code);
+    }
+    PyObject *r = piece_code(t, text, n, filename);
+    if (r == NULL && PyErr_Occurred()) {   /* out of memory: nothing kept */
+        free(key);
+        return NULL;
+    }
+    free(s->key);
+    Py_XDECREF(s->code);
+    s->key = key;
+    s->len = len;
+    s->hash = h;
+    s->code = r != NULL ? Py_NewRef(r) : Py_NewRef(Py_None);
+    s->refusal = t->refusal;
+    return r;
+}
+
 /* The one code object among co's constants (borrowed) and its index, or NULL. */
 HZ_NO_COVERAGE static PyCodeObject *only_code(PyObject *co, Py_ssize_t *at)
 {
@@ -527,7 +581,7 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
         else
             hz_asm_buf_add(&mt, "if True:\n", 9);
         hz_asm_buf_add(&mt, text + m[i].line, m[i].end - m[i].line);
-        PyObject *mmod = mt.failed ? PyErr_NoMemory() : piece_code(t, mt.p, mt.n, filename);
+        PyObject *mmod = mt.failed ? PyErr_NoMemory() : member_code(t, mt.p, mt.n, filename);
         bool cell = m[i].cell;
         free(mt.p);
         i++;

@@ -116,6 +116,7 @@ typedef struct {
     unsigned long classes;     /* of those, classes taken by the skeleton route (their
                                 * skeleton and members count as more lookups below) */
     unsigned long skeletons;   /* of those, served by it (the others: the whole piece's) */
+    unsigned long member_hits; /* their members found by their text, made before */
     unsigned long hits;        /* templates found compiled (whole pieces, skeletons, members) */
     unsigned long compiles;    /* templates compiled */
     double cpu_compile;        /* CPU seconds compiling templates */

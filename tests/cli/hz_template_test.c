@@ -268,8 +268,9 @@ static int test_equivalent(unsigned long count)
            "%lu classes by their skeleton and members; %lu templates compiled, %lu hits\n",
            c.pieces, c.served, c.equal, c.differ, c.refused, st.classes, st.compiles, st.hits);
     printf("class bodies: %lu linked from statements, %lu refused; %lu statements made, "
-           "%lu found; %lu of %lu classes served by their skeleton\n", st.link.linked,
-           st.link.refused, st.link.made, st.link.found, st.skeletons, st.classes);
+           "%lu found; %lu of %lu classes served by their skeleton, %lu members found by "
+           "their text\n", st.link.linked, st.link.refused, st.link.made, st.link.found,
+           st.skeletons, st.classes, st.member_hits);
     for (int i = 0; i < 8 && c.why[i] != NULL; i++)
         printf("  refused %lu: %s\n", c.why_n[i], c.why[i]);
     CHECK(c.differ == 0, "%lu pieces run other code than their compile", c.differ);
