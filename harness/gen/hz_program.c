@@ -371,10 +371,22 @@ hz_ref_name(const HzProgram *p, const HzLayout *lay, HzRef r, char *buf)
     int slot;
     const char *base = base_name((HzDescKind)mem->kind, mem->variant, &slot);
     int no = k.cls >= 0 ? lay->name_no[k.cls][k.idx] : lay->meta_name_no[-1 - k.cls][k.idx];
-    if (no <= 1)
-        snprintf(buf, 32, "%s", base);
-    else
-        snprintf(buf, 32, "%s_%d", base, no);
+    /* "%s" or "%s_%d" into 32 bytes, spelled out: snprintf was most of this call,
+     * made for every member the emitter names */
+    size_t n = strlen(base);
+    if (n > 31)
+        n = 31;
+    memcpy(buf, base, n);
+    if (no > 1 && n < 31) {
+        char tmp[12], *e = tmp + sizeof tmp, *d = e;
+        for (unsigned u = (unsigned)no; u != 0; u /= 10)
+            *--d = (char)('0' + u % 10);
+        *--d = '_';
+        size_t m = (size_t)(e - d) < 31 - n ? (size_t)(e - d) : 31 - n;
+        memcpy(buf + n, d, m);
+        n += m;
+    }
+    buf[n] = '\0';
     return buf;
 }
 
