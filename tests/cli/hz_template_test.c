@@ -134,7 +134,12 @@ static void count_piece(Counts *c, const char *label, int i, const char *piece, 
     Py_DECREF(ng);
 }
 
-/* Instantiates each piece of source and compares it with the piece's own compile. */
+/* Class pieces compared warm and cold (check_source). */
+static unsigned long classes_seen, classes_cold;
+
+/* Instantiates each piece of source and compares it with the piece's own compile;
+ * every 8th class piece also with its code from fresh templates: a class body linked
+ * from statements kept by text must be the same whatever the tables held. */
 static void check_source(HzTemplates *t, const char *label, const char *source, Counts *c)
 {
     size_t starts[256];
@@ -152,6 +157,24 @@ static void check_source(HzTemplates *t, const char *label, const char *source, 
         REQUIRE(!PyErr_Occurred() || want == NULL, "%s: an error instantiating", label);
         PyErr_Clear();
         count_piece(c, label, i, piece, want, got, hz_templates_last_refusal(t), "template");
+        if (got != NULL && strncmp(piece, "class ", 6) == 0 && classes_seen++ % 8 == 0) {
+            HzTemplates *cold = hz_templates_new();
+            PyObject *again = hz_templates_code(cold, piece, end - start, "<tfprog>");
+            REQUIRE(again != NULL, "%s: fresh templates refused piece %d (%s)", label, i,
+                    hz_templates_last_refusal(cold));
+            /* code equality (lines and columns too) and the normal form (qualified
+             * names too: code objects compare without them) */
+            PyObject *ng = norm(got), *na = norm(again);
+            REQUIRE(ng != NULL && na != NULL, "norm");
+            CHECK(PyObject_RichCompareBool(got, again, Py_EQ) == 1 &&
+                      PyObject_RichCompareBool(ng, na, Py_EQ) == 1,
+                  "%s: class piece %d differs warm and cold:\n%s", label, i, piece);
+            Py_DECREF(ng);
+            Py_DECREF(na);
+            classes_cold++;
+            Py_DECREF(again);
+            hz_templates_free(cold);
+        }
         Py_XDECREF(want);
         Py_XDECREF(got);
         free(piece);
@@ -273,7 +296,9 @@ static int test_equivalent(unsigned long count)
            st.skeletons, st.classes, st.member_hits);
     for (int i = 0; i < 8 && c.why[i] != NULL; i++)
         printf("  refused %lu: %s\n", c.why_n[i], c.why[i]);
+    printf("%lu class pieces compared warm and cold\n", classes_cold);
     CHECK(c.differ == 0, "%lu pieces run other code than their compile", c.differ);
+    CHECK(classes_cold > 100, "only %lu class pieces compared warm and cold", classes_cold);
     CHECK(st.link.linked >= st.classes / 2, "only %lu of %lu classes' bodies linked from "
           "their statements", st.link.linked, st.classes);
     /* a linked body must hold a code object per def, as the compile's does: two equal
