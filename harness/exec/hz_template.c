@@ -486,8 +486,7 @@ HZ_NO_COVERAGE static PyObject *member_code(HzTemplates *t, const char *text, si
     return r;
 }
 
-/* The one code object among co's constants (borrowed) and its index, or NULL. */
-HZ_NO_COVERAGE static PyCodeObject *only_code(PyObject *co, Py_ssize_t *at)
+HZ_NO_COVERAGE PyCodeObject *hz_only_code(PyObject *co, Py_ssize_t *at)
 {
     PyObject *consts = ((PyCodeObject *)co)->co_consts;
     PyCodeObject *found = NULL;
@@ -556,7 +555,7 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
         mod = piece_code(t, sk.p, sk.n, filename);
     if (mod == NULL)
         goto done;
-    PyCodeObject *cls = linked != NULL ? (PyCodeObject *)linked : only_code(mod, &cls_at);
+    PyCodeObject *cls = linked != NULL ? (PyCodeObject *)linked : hz_only_code(mod, &cls_at);
     if (cls == NULL) {
         t->refusal = "the skeleton holds no class body";
         goto done;
@@ -588,9 +587,9 @@ HZ_NO_COVERAGE static PyObject *class_code(HzTemplates *t, const char *text, siz
         if (mmod == NULL)
             goto done;
         Py_ssize_t fn_at;
-        PyCodeObject *fn = only_code(mmod, &fn_at);
+        PyCodeObject *fn = hz_only_code(mmod, &fn_at);
         if (fn != NULL && cell)   /* the class body's one code: the method */
-            fn = only_code((PyObject *)fn, &fn_at);
+            fn = hz_only_code((PyObject *)fn, &fn_at);
         if (fn != NULL && cell != (fn->co_nfreevars == 1 &&
                                    PyUnicode_CompareWithASCIIString(
                                        PyTuple_GET_ITEM(fn->co_localsplusnames,

@@ -142,6 +142,10 @@ HzTemplateStats hz_templates_stats(const HzTemplates *t);
  * that is not a class. For hz_template_class.c. */
 PyObject *hz_templates_piece(HzTemplates *t, const char *text, size_t n, const char *filename);
 
+/* The one code object among code co's constants (borrowed) and its index in *at, or
+ * NULL when there are none or several. */
+PyCodeObject *hz_only_code(PyObject *co, Py_ssize_t *at);
+
 /* ---- class bodies linked from their statements (hz_template_class.c) ---- */
 
 typedef struct HzClassBlocks HzClassBlocks;

@@ -96,21 +96,6 @@ HZ_NO_COVERAGE static CSlot *slot_of(HzClassBlocks *cb, const char *key, size_t 
     return s;
 }
 
-/* The one code object among a module's constants (borrowed), or NULL. */
-HZ_NO_COVERAGE static PyCodeObject *body_of(PyObject *mod, Py_ssize_t *at)
-{
-    PyObject *consts = ((PyCodeObject *)mod)->co_consts;
-    PyCodeObject *found = NULL;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++)
-        if (PyCode_Check(PyTuple_GET_ITEM(consts, i))) {
-            if (found != NULL)
-                return NULL;
-            found = (PyCodeObject *)PyTuple_GET_ITEM(consts, i);
-            *at = i;
-        }
-    return found;
-}
-
 HZ_NO_COVERAGE static bool name_is(PyCodeObject *co, const HzInstr *in, int op, const char *name)
 {
     return in->op == op && in->arg < PyTuple_GET_SIZE(co->co_names) &&
@@ -153,7 +138,7 @@ HZ_NO_COVERAGE static bool linkable(const HzInstr *in, bool cell)
 HZ_NO_COVERAGE static int take_statement(CSlot *s, PyObject *mod)
 {
     Py_ssize_t at;
-    PyCodeObject *co = body_of(mod, &at);
+    PyCodeObject *co = hz_only_code(mod, &at);
     HzBytecode b = {0};
     if (co == NULL || co->co_nlocals != 0 || co->co_nfreevars != 0 || co->co_ncellvars > 1) {
         s->code = Py_NewRef(Py_None);
@@ -458,7 +443,7 @@ HZ_NO_COVERAGE PyObject *hz_class_linked(HzClassBlocks *cb, HzTemplates *t, cons
     if (h == NULL)
         return NULL;
     Py_ssize_t at = 0;
-    PyCodeObject *hb = h->code != Py_None ? body_of(h->code, &at) : NULL;
+    PyCodeObject *hb = h->code != Py_None ? hz_only_code(h->code, &at) : NULL;
     if (hb == NULL) {
         cb->stats.refused++;
         return NULL;
