@@ -192,8 +192,41 @@ HZ_NO_COVERAGE static int take_statement(CSlot *s, PyObject *mod)
     return 0;
 }
 
-/* The slot of statement text[0..n) of class name[0..nlen), made when new; NULL with
- * an exception. */
+/* The slot keyed by w->p[key_at..), made when new from the module code of the piece
+ * w->p[text_at..) (a statement's wrapper: its class body taken by take_statement; a
+ * header: the module code itself); NULL with an exception. Frees w->p. */
+HZ_NO_COVERAGE static CSlot *made(HzClassBlocks *cb, HzTemplates *t, Buf *w, size_t key_at,
+                                  size_t text_at, bool statement, const char *filename)
+{
+    bool found = false;
+    CSlot *s = w->failed ? (CSlot *)PyErr_NoMemory() : slot_of(cb, w->p + key_at, w->n - key_at, &found);
+    if (s != NULL && !found) {
+        PyObject *mod = hz_templates_piece(t, w->p + text_at, w->n - text_at, filename);
+        int rc = 0;
+        if (mod == NULL)
+            rc = PyErr_Occurred() ? -1 : 0;
+        else if (statement)
+            rc = take_statement(s, mod);
+        else
+            s->code = Py_NewRef(mod);
+        if (rc == 0 && s->code == NULL)
+            s->code = Py_NewRef(Py_None);   /* no template: refused, and kept so */
+        Py_XDECREF(mod);
+        if (rc < 0) {
+            slot_clear(s);
+            s = NULL;
+        }
+    }
+    if (s != NULL && statement && found)
+        cb->stats.found++;
+    else if (s != NULL && statement)
+        cb->stats.made++;
+    free(w->p);
+    return s;
+}
+
+/* The slot of statement text[0..n) of class name[0..nlen): its wrapper `class NAME:`
+ * over it, kept by the name and the text. */
 HZ_NO_COVERAGE static CSlot *statement(HzClassBlocks *cb, HzTemplates *t, const char *name,
                                        size_t nlen, const char *text, size_t n,
                                        const char *filename)
@@ -202,40 +235,14 @@ HZ_NO_COVERAGE static CSlot *statement(HzClassBlocks *cb, HzTemplates *t, const 
     hz_asm_buf_add(&w, "class ", 6);
     hz_asm_buf_add(&w, name, nlen);
     hz_asm_buf_add(&w, ":\n", 2);
-    size_t key_at = 6;   /* the key: "NAME:\n" and the statement */
     hz_asm_buf_add(&w, text, n);
     if (n == 0 || text[n - 1] != '\n')
         hz_asm_buf_add(&w, "\n", 1);
-    if (w.failed) {
-        free(w.p);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    bool found;
-    CSlot *s = slot_of(cb, w.p + key_at, w.n - key_at, &found);
-    if (s != NULL && found) {
-        cb->stats.found++;
-    }
-    else if (s != NULL) {
-        cb->stats.made++;
-        PyObject *mod = hz_templates_piece(t, w.p, w.n, filename);
-        int rc = 0;
-        if (mod == NULL && !PyErr_Occurred())
-            s->code = Py_NewRef(Py_None);
-        else
-            rc = mod == NULL ? -1 : take_statement(s, mod);
-        Py_XDECREF(mod);
-        if (rc < 0) {
-            slot_clear(s);
-            s = NULL;
-        }
-    }
-    free(w.p);
-    return s;
+    return made(cb, t, &w, 6, 0, true, filename);
 }
 
-/* The slot of the header text[0..n) (decorators and `class NAME(...):`), its module
- * code that of the header over `pass`; NULL with an exception. */
+/* The slot of the header text[0..n) (decorators and `class NAME(...):`): the module
+ * code of the header over `pass`, kept by the header (tagged apart from statements). */
 HZ_NO_COVERAGE static CSlot *header(HzClassBlocks *cb, HzTemplates *t, const char *text,
                                     size_t n, const char *filename)
 {
@@ -243,24 +250,7 @@ HZ_NO_COVERAGE static CSlot *header(HzClassBlocks *cb, HzTemplates *t, const cha
     hz_asm_buf_add(&w, "\x01", 1);
     hz_asm_buf_add(&w, text, n);
     hz_asm_buf_add(&w, "    pass\n", 9);
-    if (w.failed) {
-        free(w.p);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    bool found;
-    CSlot *s = slot_of(cb, w.p, w.n, &found);
-    if (s != NULL && !found) {
-        PyObject *mod = hz_templates_piece(t, w.p + 1, w.n - 1, filename);
-        if (mod == NULL && PyErr_Occurred()) {
-            slot_clear(s);
-            s = NULL;
-        }
-        else
-            s->code = mod != NULL ? mod : Py_NewRef(Py_None);
-    }
-    free(w.p);
-    return s;
+    return made(cb, t, &w, 0, 1, false, filename);
 }
 
 /* Appends in, its constant or name argument numbered in the body being linked (co's
