@@ -31,7 +31,7 @@
 
 typedef struct {
     uint64_t hash;
-    char *key;          /* malloc'd: a statement's "NAME\n" and text, or "\x01" and a header */
+    char *key;          /* malloc'd: a statement's "NAME:\n" and text, or "\x01" and a header */
     size_t len;
     PyObject *code;     /* owned: a statement's wrapper body, a header's module code;
                          * Py_None: refused (the text has no template or is not linkable) */
@@ -123,7 +123,6 @@ HZ_NO_COVERAGE static bool linkable(const HzInstr *in, bool cell)
     case RESUME: case MAKE_CELL: case COPY_FREE_VARS: case SETUP_ANNOTATIONS:
     case RETURN_VALUE: case LOAD_FAST: case STORE_FAST: case DELETE_FAST:
     case LOAD_DEREF: case STORE_DEREF: case DELETE_DEREF: case LOAD_CLASSDEREF:
-    case JUMP_BACKWARD_NO_INTERRUPT:
         return false;
     case LOAD_CLOSURE:
         return cell && in->arg == 0;
@@ -152,10 +151,10 @@ HZ_NO_COVERAGE static int take_statement(CSlot *s, PyObject *mod)
         return 0;
     }
     bool cell = co->co_ncellvars == 1;
-    int lo = cell ? 1 : 0, hi = b.n - (cell ? 4 : 2);
-    const HzInstr *e = b.ins + hi;
-    bool ok = b.nexc == 0 && hi >= lo + 5 && (!cell || (b.ins[0].op == MAKE_CELL && b.ins[0].arg == 0)) &&
-              is_prologue(co, &b, lo);
+    int lo = cell ? 1 : 0, hi = b.n - (cell ? 4 : 2);   /* the statement: [lo + 5, hi) */
+    bool ok = b.nexc == 0 && hi >= lo + 5 &&
+              (!cell || (b.ins[0].op == MAKE_CELL && b.ins[0].arg == 0)) && is_prologue(co, &b, lo);
+    const HzInstr *e = ok ? b.ins + hi : NULL;   /* the return */
     if (ok && cell)
         ok = e[0].op == LOAD_CLOSURE && e[0].arg == 0 && e[1].op == COPY && e[1].arg == 1 &&
              name_is(co, &e[2], STORE_NAME, "__classcell__") && e[3].op == RETURN_VALUE;
