@@ -40,10 +40,8 @@ typedef struct {
 #define HZ_MEMBER_SLOTS 4096
 
 typedef struct {
-    uint64_t hash;
-    char *key;        /* malloc'd: filename, NUL, the member's text */
-    size_t len;
-    PyObject *code;   /* owned: its module code, or Py_None (refused, why in refusal) */
+    TSlot slot;             /* key: filename, NUL, the member's text; code: its module
+                             * code, or Py_None (refused, why in refusal) */
     const char *refusal;
 } MSlot;
 
@@ -84,8 +82,8 @@ HZ_NO_COVERAGE void hz_templates_free(HzTemplates *t)
         Py_XDECREF(t->slots[i].code);
     }
     for (int i = 0; i < HZ_MEMBER_SLOTS; i++) {
-        free(t->members[i].key);
-        Py_XDECREF(t->members[i].code);
+        free(t->members[i].slot.key);
+        Py_XDECREF(t->members[i].slot.code);
     }
     hz_class_blocks_free(t->cb);
     free(t);
@@ -354,12 +352,35 @@ HZ_NO_COVERAGE static PyObject *instantiate(HzPlaceholderMap *m, PyCodeObject *c
 
 HZ_NO_COVERAGE static bool same_key(const TSlot *s, uint64_t h, const char *key, size_t len)
 {
-    if (s->key == NULL || s->hash != h || s->len != len)
-        return false;
-    for (size_t i = 0; i < len; i++)
-        if (s->key[i] != key[i])
-            return false;
-    return true;
+    return s->key != NULL && s->hash == h && s->len == len && hz_asm_same(s->key, key, len);
+}
+
+/* Slot s emptied and holding key (taken), its hash h, and code (a reference taken). */
+HZ_NO_COVERAGE static void slot_set(TSlot *s, char *key, size_t len, uint64_t h, PyObject *code)
+{
+    free(s->key);
+    Py_XDECREF(s->code);
+    s->key = key;
+    s->len = len;
+    s->hash = h;
+    s->code = code;
+}
+
+/* A table key: filename, NUL, text[0..n) (malloc'd, its length in *len), or NULL with
+ * MemoryError set. */
+HZ_NO_COVERAGE static char *file_key(const char *filename, const char *text, size_t n,
+                                     size_t *len)
+{
+    size_t flen = strlen(filename);
+    *len = flen + 1 + n;
+    char *key = malloc(*len);
+    if (key == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(key, filename, flen + 1);
+    memcpy(key + flen + 1, text, n);
+    return key;
 }
 
 /* The template of abstract text a as filename (borrowed; Py_None: none), compiled
@@ -367,12 +388,10 @@ HZ_NO_COVERAGE static bool same_key(const TSlot *s, uint64_t h, const char *key,
 HZ_NO_COVERAGE static PyObject *template_of(HzTemplates *t, const HzAbstract *a,
                                             const char *filename)
 {
-    size_t flen = strlen(filename), len = flen + 1 + a->len;
-    char *key = malloc(len);
+    size_t len;
+    char *key = file_key(filename, a->text, a->len, &len);
     if (key == NULL)
-        return PyErr_NoMemory();
-    memcpy(key, filename, flen + 1);
-    memcpy(key + flen + 1, a->text, a->len);
+        return NULL;
     uint64_t h = hz_asm_fnv(key, len);
     TSlot *set = &t->slots[2 * (h % HZ_TEMPLATE_SETS)];
     for (int w = 0; w < 2; w++)
@@ -395,12 +414,7 @@ HZ_NO_COVERAGE static PyObject *template_of(HzTemplates *t, const HzAbstract *a,
         PyErr_Clear();   /* the piece's own compile reports its error */
         code = Py_NewRef(Py_None);
     }
-    free(s->key);
-    Py_XDECREF(s->code);
-    s->key = key;
-    s->len = len;
-    s->hash = h;
-    s->code = code;
+    slot_set(s, key, len, h, code);
     s->used = t->stats.lookups;
     return code;
 }
@@ -454,35 +468,28 @@ HZ_NO_COVERAGE PyObject *hz_templates_piece(HzTemplates *t, const char *text, si
 HZ_NO_COVERAGE static PyObject *member_code(HzTemplates *t, const char *text, size_t n,
                                             const char *filename)
 {
-    size_t flen = strlen(filename), len = flen + 1 + n;
-    char *key = malloc(len);
+    size_t len;
+    char *key = file_key(filename, text, n, &len);
     if (key == NULL)
-        return PyErr_NoMemory();
-    memcpy(key, filename, flen + 1);
-    memcpy(key + flen + 1, text, n);
+        return NULL;
     uint64_t h = hz_asm_fnv(key, len);
-    MSlot *s = &t->members[h % HZ_MEMBER_SLOTS];
-    if (s->key != NULL && s->hash == h && s->len == len && hz_asm_same(s->key, key, len)) {
+    MSlot *m = &t->members[h % HZ_MEMBER_SLOTS];
+    if (same_key(&m->slot, h, key, len)) {
         free(key);
         t->stats.member_hits++;
-        if (s->code == Py_None) {
-            t->refusal = s->refusal;
+        if (m->slot.code == Py_None) {
+            t->refusal = m->refusal;
             return NULL;
         }
-        return Py_NewRef(s->code);
+        return Py_NewRef(m->slot.code);
     }
     PyObject *r = piece_code(t, text, n, filename);
     if (r == NULL && PyErr_Occurred()) {   /* out of memory: nothing kept */
         free(key);
         return NULL;
     }
-    free(s->key);
-    Py_XDECREF(s->code);
-    s->key = key;
-    s->len = len;
-    s->hash = h;
-    s->code = r != NULL ? Py_NewRef(r) : Py_NewRef(Py_None);
-    s->refusal = t->refusal;
+    slot_set(&m->slot, key, len, h, r != NULL ? Py_NewRef(r) : Py_NewRef(Py_None));
+    m->refusal = t->refusal;
     return r;
 }
 
