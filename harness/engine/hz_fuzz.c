@@ -134,27 +134,27 @@ static void print_counts(void)
             "%lu of %lu pieces reused, %lu invalid, %lu nondeterministic\n", ninputs,
             cs.source_hits, cs.piece_hits, cs.pieces, ninvalid, nnondet);
     fprintf(stderr, "tracefuzz fuzz target: assembler: %lu statement wrappers compiled in "
-            "%.3f CPU s\n", cs.asm_wrappers, cs.cpu_asm_wrappers);
+            "%.3f CPU s\n", cs.assembler.wrappers, cs.assembler.cpu_wrappers);
     fprintf(stderr, "tracefuzz fuzz target: %lu of %lu def pieces assembled, %lu compiled "
             "whole by the assembler, %lu of %lu statement lookups hit; CPU s: def pieces "
-            "compiled %.3f, assembled %.3f, whole+cut %.3f (compile %.3f, cut out %.3f), refused %.3f\n", cs.asm_assembled,
-            cs.asm_pieces, cs.asm_whole, cs.asm_block_hits, cs.asm_blocks, cs.cpu_def_compile,
-            cs.cpu_asm_assembled, cs.cpu_asm_whole, cs.cpu_asm_whole_compile, cs.cpu_asm_cut_out,
-            cs.cpu_asm_refused);
+            "compiled %.3f, assembled %.3f, whole+cut %.3f (compile %.3f, cut out %.3f), refused %.3f\n", cs.assembler.assembled,
+            cs.assembler.pieces, cs.assembler.whole, cs.assembler.block_hits, cs.assembler.blocks, cs.cpu_def_compile,
+            cs.assembler.cpu_assembled, cs.assembler.cpu_whole, cs.assembler.cpu_whole_compile, cs.assembler.cpu_cut_out,
+            cs.assembler.cpu_refused);
     fprintf(stderr, "tracefuzz fuzz target: templates: %lu pieces asked, %lu served from a "
             "compiled template, %lu templates compiled, %lu pieces without one; CPU s: "
-            "templates compiled %.3f, abstracting and instantiating %.3f\n", cs.tmpl_lookups,
-            cs.tmpl_hits, cs.tmpl_compiles, cs.tmpl_refused, cs.cpu_tmpl_compile,
-            cs.cpu_tmpl_instantiate);
+            "templates compiled %.3f, abstracting and instantiating %.3f\n", cs.templates.lookups,
+            cs.templates.hits, cs.templates.compiles, cs.templates.refused, cs.templates.cpu_compile,
+            cs.templates.cpu_instantiate);
     fprintf(stderr, "tracefuzz fuzz target: class bodies: %lu linked from statements, %lu "
-            "refused; %lu statements made, %lu found\n", cs.cls_linked, cs.cls_refused,
-            cs.cls_made, cs.cls_found);
+            "refused; %lu statements made, %lu found\n", cs.templates.link.linked, cs.templates.link.refused,
+            cs.templates.link.made, cs.templates.link.found);
     fprintf(stderr, "tracefuzz fuzz target: statement templates: %lu of %lu def pieces "
             "assembled, %lu of %lu lookups hit, %lu blocks instantiated (%lu for other extras), "
             "%lu statement templates compiled; CPU s: assembled %.3f (compiling %.3f), refused "
-            "%.3f\n", cs.stmpl_assembled, cs.stmpl_pieces, cs.stmpl_hits, cs.stmpl_lookups,
-            cs.stmpl_instances, cs.stmpl_recompiles, cs.stmpl_compiles, cs.cpu_stmpl_assembled,
-            cs.cpu_stmpl_compile, cs.cpu_stmpl_refused);
+            "%.3f\n", cs.statements.assembled, cs.statements.pieces, cs.statements.block_hits, cs.statements.blocks,
+            cs.statements.instances, cs.statements.recompiles, cs.statements.wrappers, cs.statements.cpu_assembled,
+            cs.statements.cpu_wrappers, cs.statements.cpu_refused);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

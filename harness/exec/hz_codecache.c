@@ -147,47 +147,12 @@ HZ_NO_COVERAGE void hz_codecache_free(HzCodeCache *c)
 HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
 {
     HzCodeCacheStats s = c->stats;
-    if (c->assembler != NULL) {
-        HzAssembleStats a = hz_assembler_stats(c->assembler);
-        s.asm_pieces = a.pieces;
-        s.asm_assembled = a.assembled;
-        s.asm_blocks = a.blocks;
-        s.asm_block_hits = a.block_hits;
-        s.asm_whole = a.whole;
-        s.cpu_asm_assembled = a.cpu_assembled;
-        s.cpu_asm_whole = a.cpu_whole;
-        s.cpu_asm_refused = a.cpu_refused;
-        s.cpu_asm_whole_compile = a.cpu_whole_compile;
-        s.cpu_asm_cut_out = a.cpu_cut_out;
-        s.cpu_asm_wrappers = a.cpu_wrappers;
-        s.asm_wrappers = a.wrappers;
-    }
-    if (c->templates != NULL) {
-        HzTemplateStats t = hz_templates_stats(c->templates);
-        s.tmpl_lookups = t.lookups;
-        s.tmpl_hits = t.hits;
-        s.tmpl_compiles = t.compiles;
-        s.tmpl_refused = t.refused;
-        s.cpu_tmpl_compile = t.cpu_compile;
-        s.cpu_tmpl_instantiate = t.cpu_instantiate;
-        s.cls_linked = t.link.linked;
-        s.cls_refused = t.link.refused;
-        s.cls_made = t.link.made;
-        s.cls_found = t.link.found;
-    }
-    if (c->tassembler != NULL) {
-        HzAssembleStats a = hz_assembler_stats(c->tassembler);
-        s.stmpl_pieces = a.pieces;
-        s.stmpl_assembled = a.assembled;
-        s.stmpl_lookups = a.blocks;
-        s.stmpl_hits = a.block_hits;
-        s.stmpl_compiles = a.wrappers;
-        s.stmpl_instances = a.instances;
-        s.stmpl_recompiles = a.recompiles;
-        s.cpu_stmpl_assembled = a.cpu_assembled;
-        s.cpu_stmpl_refused = a.cpu_refused;
-        s.cpu_stmpl_compile = a.cpu_wrappers;
-    }
+    if (c->assembler != NULL)
+        s.assembler = hz_assembler_stats(c->assembler);
+    if (c->templates != NULL)
+        s.templates = hz_templates_stats(c->templates);
+    if (c->tassembler != NULL)
+        s.statements = hz_assembler_stats(c->tassembler);
     return s;
 }
 

@@ -38,6 +38,9 @@
 #include <Python.h>
 #include <stdbool.h>
 
+#include "hz_assemble.h"
+#include "hz_template.h"
+
 /* Which branches of the cache run (hit or miss) depends on the inputs that ran before,
  * not on the input: its functions are left out of coverage instrumentation so that an
  * input's features are a function of the input alone (tests/fuzz/feature_determinism.c;
@@ -59,27 +62,15 @@ typedef struct {
     unsigned long source_hits;   /* the whole source was cached */
     unsigned long pieces;        /* pieces looked up on source misses */
     unsigned long piece_hits;    /* of those, already compiled */
-    /* def pieces not cached: offered to the assembler (hz_assemble.h), assembled,
-     * and its statement compiles looked up and found */
-    unsigned long asm_pieces, asm_assembled, asm_blocks, asm_block_hits, asm_whole;
-    /* CPU seconds: compiling def pieces (the caller's compile, when the assembler
-     * is off or refused one), and in the assembler: assembled, compiled whole, refused */
-    double cpu_def_compile, cpu_asm_assembled, cpu_asm_whole, cpu_asm_refused;
-    double cpu_asm_whole_compile, cpu_asm_cut_out, cpu_asm_wrappers;
-    unsigned long asm_wrappers;
-    /* pieces offered to the templates (hz_template.h), served from a compiled
-     * template, templates compiled, pieces without a template; CPU seconds compiling
-     * templates, and abstracting and instantiating */
-    unsigned long tmpl_lookups, tmpl_hits, tmpl_compiles, tmpl_refused;
-    double cpu_tmpl_compile, cpu_tmpl_instantiate;
-    /* class skeletons linked from statements, refused; statements made, found */
-    unsigned long cls_linked, cls_refused, cls_made, cls_found;
-    /* def pieces offered to the statement templates (hz_assemble_piece_templated),
-     * assembled; their cache lookups (statements, templates, stubs) and hits,
-     * statement templates compiled; CPU seconds assembling, refusing, compiling */
-    unsigned long stmpl_pieces, stmpl_assembled, stmpl_lookups, stmpl_hits, stmpl_compiles;
-    unsigned long stmpl_instances, stmpl_recompiles;   /* blocks instantiated; for other extras */
-    double cpu_stmpl_assembled, cpu_stmpl_refused, cpu_stmpl_compile;
+    double cpu_def_compile;      /* CPU seconds compiling def pieces (when the assembler is
+                                  * off or refused one) */
+    /* each route's own counts, zero when it is off: the exact assembler
+     * (TRACEFUZZ_ASSEMBLE, hz_assemble.h), the templates (hz_template.h: whole pieces,
+     * class skeletons and members, class bodies linked) and program() from statement
+     * templates (hz_assemble_piece_templated) */
+    HzAssembleStats assembler;
+    HzTemplateStats templates;
+    HzAssembleStats statements;
 } HzCodeCacheStats;
 
 /* Never returns NULL (aborts on out-of-memory). CPython must be initialised for

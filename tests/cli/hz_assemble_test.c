@@ -906,9 +906,9 @@ static void semantic_target(const char *spec, unsigned long count)
     }
     HzCodeCacheStats cs = hz_protocol_code_stats(asm_);
     printf("%s: %lu inputs, %lu alike (%lu OK), %lu with the same line events; assembled %lu of %lu def pieces, "
-           "statement compiles %lu of %lu reused\n", spec, count, same, ok, lines_same, cs.asm_assembled,
-           cs.asm_pieces, cs.asm_block_hits, cs.asm_blocks);
-    CHECK(cs.asm_assembled > count / 2, "the assembler was hardly used");
+           "statement compiles %lu of %lu reused\n", spec, count, same, ok, lines_same, cs.assembler.assembled,
+           cs.assembler.pieces, cs.assembler.block_hits, cs.assembler.blocks);
+    CHECK(cs.assembler.assembled > count / 2, "the assembler was hardly used");
     hz_protocol_free(whole);
     hz_protocol_free(asm_);
     hz_codecache_free(cw);

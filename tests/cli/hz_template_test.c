@@ -504,9 +504,9 @@ static void semantic_target(const char *spec, unsigned long count, bool faults)
     }
     HzCodeCacheStats cs = hz_protocol_code_stats(tmpl);
     printf("%s: %lu inputs, %lu alike (%lu OK); templates served %lu of %lu pieces asked "
-           "(%lu hits)\n", spec, count, same, ok, cs.tmpl_lookups - cs.tmpl_refused,
-           cs.tmpl_lookups, cs.tmpl_hits);
-    CHECK(cs.tmpl_hits > 0 && cs.tmpl_lookups > count, "templates were hardly used");
+           "(%lu hits)\n", spec, count, same, ok, cs.templates.lookups - cs.templates.refused,
+           cs.templates.lookups, cs.templates.hits);
+    CHECK(cs.templates.hits > 0 && cs.templates.lookups > count, "templates were hardly used");
     CHECK(!faults || ok < count, "no input was a finding: the check cannot see a difference");
     hz_protocol_free(plain);
     hz_protocol_free(tmpl);
