@@ -359,11 +359,7 @@ TR_NO_COVERAGE void tr_record_quick_step(TrRun *run, TrFrame *f, int offset, int
         else {
             goto full;
         }
-        TrStep *s = &t->steps[t->nsteps++];
-        s->offset = offset;
-        s->op = (unsigned char)op;
-        s->oparg = oparg;
-        s->attr = -1;
+        tr_step_put(&t->steps[t->nsteps++], offset, op, oparg);
         return;
     }
 full:
@@ -415,10 +411,7 @@ void tr_record_step(TrRun *run, TrFrame *f, int offset, int op, int oparg)
         t->cap = cap;
     }
     TrStep *s = &t->steps[t->nsteps];
-    s->offset = offset;
-    s->op = (unsigned char)op;
-    s->oparg = oparg;
-    s->attr = -1;
+    tr_step_put(s, offset, op, oparg);
     switch (op) {
     case TR_OP_LOAD_ATTR:
     case TR_OP_LOAD_METHOD: {

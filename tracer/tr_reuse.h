@@ -248,6 +248,15 @@ void tr_record_step(TrRun *run, struct TrFrame *f, int offset, int op, int oparg
  * MAKE_FUNCTION (filled by tr_record_init at module init). */
 extern unsigned char tr_record_plain[256];
 void tr_record_init(void);
+/* Step s as the instruction alone: its offset, opcode and argument, no attribute. */
+TR_HOT_INLINE void tr_step_put(TrStep *s, int offset, int op, int oparg)
+{
+    s->offset = offset;
+    s->op = (unsigned char)op;
+    s->oparg = oparg;
+    s->attr = -1;
+}
+
 /* tr_record_step's common case inline (the recorder runs before every instruction), for
  * run_frame's "quick" frames only: the top-level frame of a run with no fault on (the
  * fault skip_getter_on_replay looks at every step) whose code is the recorded code, all
@@ -265,11 +274,7 @@ TR_HOT_INLINE void tr_record_plain_fast(TrRun *run, TrRecTrace *t, struct TrFram
                                         int offset, int op, int oparg)
 {
     if (t->nsteps < t->cap) {   /* reusable or not: see above */
-        TrStep *s = &t->steps[t->nsteps++];
-        s->offset = offset;
-        s->op = (unsigned char)op;
-        s->oparg = oparg;
-        s->attr = -1;
+        tr_step_put(&t->steps[t->nsteps++], offset, op, oparg);
         return;
     }
     tr_record_step(run, f, offset, op, oparg);
