@@ -134,6 +134,18 @@ static void count_piece(Counts *c, const char *label, int i, const char *piece, 
     Py_DECREF(ng);
 }
 
+/* The first 256 pieces of source as the code cache cuts it: piece i is
+ * source[starts[i]..ends[i]). Returns how many. */
+static int pieces_of(const char *source, size_t *starts, size_t *ends)
+{
+    int n = hz_codecache_cut(source, starts, 256);
+    if (n > 256)
+        n = 256;
+    for (int i = 0; i < n; i++)
+        ends[i] = i + 1 < n ? starts[i + 1] : strlen(source);
+    return n;
+}
+
 /* Class pieces compared warm and cold (check_source). */
 static unsigned long classes_seen, classes_cold;
 
@@ -142,13 +154,10 @@ static unsigned long classes_seen, classes_cold;
  * from statements kept by text must be the same whatever the tables held. */
 static void check_source(HzTemplates *t, const char *label, const char *source, Counts *c)
 {
-    size_t starts[256];
-    int n = hz_codecache_cut(source, starts, 256);
-    if (n > 256)
-        n = 256;
-    size_t len = strlen(source);
+    size_t starts[256], ends[256];
+    int n = pieces_of(source, starts, ends);
     for (int i = 0; i < n; i++) {
-        size_t start = starts[i], end = i + 1 < n ? starts[i + 1] : len;
+        size_t start = starts[i], end = ends[i];
         char *piece = strndup(source + start, end - start);
         REQUIRE(piece != NULL, "strndup");
         c->pieces++;
@@ -358,13 +367,10 @@ static int test_refused(void)
 static void check_statements(HzAssembler *a, const char *label, const char *source, Counts *c,
                              unsigned long *cold_checked)
 {
-    size_t starts[256];
-    int n = hz_codecache_cut(source, starts, 256);
-    if (n > 256)
-        n = 256;
-    size_t len = strlen(source);
+    size_t starts[256], ends[256];
+    int n = pieces_of(source, starts, ends);
     for (int i = 0; i < n; i++) {
-        size_t start = starts[i], end = i + 1 < n ? starts[i + 1] : len;
+        size_t start = starts[i], end = ends[i];
         if (strncmp(source + start, "def ", 4) != 0 && source[start] != '@')
             continue;
         char *piece = strndup(source + start, end - start);
