@@ -394,6 +394,15 @@ import sys
 import tfjit
 from reuse_common import check, fresh, main, run, stats_delta
 
+
+def check_not_replayed(name, src, plan, expect, what):
+    """check(), failing also when a call replayed the trace (what: which, for the message)."""
+    ok, _, delta = check(name, src, plan, expect)
+    if delta.get("replays", 0):
+        print(f"FAIL {name}: replayed {what} {delta}")
+        ok = False
+    return ok
+
 MEMO_SRC = """
 LOG = []
 class P:
@@ -2372,11 +2381,8 @@ def record_too_long():
     # from 64 it would reach 262,144); past it tr_record_step marks the trace
     # unreusable. The second call must trace again, not replay.
     plan = [("call", "make")] * 2
-    ok, _, delta = check("record_too_long", TOO_LONG_SRC, plan, ["unreusable.too_long"])
-    if delta.get("replays", 0):
-        print(f"FAIL record_too_long: replayed a trace of more steps than the bound {delta}")
-        ok = False
-    return ok
+    return check_not_replayed("record_too_long", TOO_LONG_SRC, plan, ["unreusable.too_long"],
+                              "a trace of more steps than the bound")
 
 
 PROV_NAME_SRC = """
@@ -2957,11 +2963,8 @@ def record_dead_steps():
     # still stored by the inline recorders until the steps' array is full, then handed
     # to tr_record_step, which drops them: never past the array.
     plan = [("call", "make")] * 2
-    ok, _, delta = check("record_dead_steps", DEAD_STEPS_SRC, plan, ["unreusable.opcode"])
-    if delta.get("replays", 0):
-        print(f"FAIL record_dead_steps: replayed an unreusable trace {delta}")
-        ok = False
-    return ok
+    return check_not_replayed("record_dead_steps", DEAD_STEPS_SRC, plan, ["unreusable.opcode"],
+                              "an unreusable trace")
 
 
 CALL_MOVE_SRC = """
@@ -3053,12 +3056,8 @@ def record_quick_step():
     ok = True
     for names in ("locals", "vars"):
         src = QUICK_FRAME_CALL_SRC.replace("NAMES", names)
-        good, _, delta = check(f"record_quick_step.{names}", src, [("call", "make")] * 3,
-                               ["unreusable.frame_call"])
-        if delta.get("replays", 0):
-            print(f"FAIL record_quick_step.{names}: replayed a call of {names}() {delta}")
-            good = False
-        ok = ok and good
+        ok = check_not_replayed(f"record_quick_step.{names}", src, [("call", "make")] * 3,
+                                ["unreusable.frame_call"], f"a call of {names}()") and ok
     src = QUICK_FRAME_CALL_SRC.replace("sorted(NAMES())", "0")
     before = tfjit.stats()
     good, _, _ = check("record_quick_step.calls", src, [("call", "make")] * 3)
