@@ -29,8 +29,8 @@ static unsigned class_closure(const HzProgram *p, int c)
 
 bool hz_program_is_small(const HzProgram *p)
 {
-    return p->nclasses <= HZ_SMALL_CLASSES && p->nstmts <= HZ_SMALL_STMTS
-           && p->nbetween <= HZ_SMALL_BETWEEN;
+    return p->nclasses <= hz_size.classes && p->nstmts <= hz_size.stmts
+           && p->nbetween <= hz_size.between;
 }
 
 /* What the statements, between() mutations, make_other() and overrides of a
@@ -225,11 +225,11 @@ static void trim_members(HzProgram *p, HzRng *r, int fill_to, int spare)
 /* Cuts a large program down to a small one around statement s (program size as a
  * mutation dimension, docs/PROGRAMS.md "Program size"): the classes the
  * statement's argument needs (its class and its generated bases; other arguments'
- * classes too while the total stays within HZ_SMALL_CLASSES, else those arguments
- * take the statement's class), a run of 1..HZ_SMALL_STMTS statements holding s, a
- * run of at most HZ_SMALL_BETWEEN between() mutations holding mutation b (any run
+ * classes too while the total stays within hz_size.classes, else those arguments
+ * take the statement's class), a run of 1..hz_size.stmts statements holding s, a
+ * run of at most hz_size.between between() mutations holding mutation b (any run
  * when b < 0); in each kept class the members something names, the class-wide ones
- * and others up to HZ_SMALL_MEMBERS (trim_members). What the kept statements read
+ * and others up to hz_size.members (trim_members). What the kept statements read
  * keeps its meaning. Kept classes keep their order, so every base index still points
  * at an earlier class. Not normalised after the trim. */
 void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
@@ -240,7 +240,7 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
     for (unsigned o = 0; o < p->nargs; o++) {
         int oc = p->arg_class[o] < p->nclasses ? p->arg_class[o] : 0;
         unsigned with = keep | class_closure(p, oc);
-        if (__builtin_popcount(with) <= HZ_SMALL_CLASSES)
+        if (__builtin_popcount(with) <= hz_size.classes)
             keep = with;
     }
     /* Which statements and which between() mutation name what s names (before the
@@ -292,12 +292,13 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
     /* The statements: s, then those reading the same name on a kept class (a write
      * and a later re-read are what stale caches need), nearest first, then s's
      * neighbours, up to len; in their order. */
-    unsigned len = 1 + hz_rng_below(r, HZ_SMALL_STMTS);
+    unsigned cap = (unsigned)hz_size.stmts;
+    unsigned len = 1 + hz_rng_below(r, cap);
     bool pick[HZ_MAX_STMTS] = {false};
     pick[s] = true;
     unsigned npick = 1;
-    for (unsigned d = 1; d < p->nstmts && npick < HZ_SMALL_STMTS; d++)
-        for (int sign = -1; sign <= 1 && npick < HZ_SMALL_STMTS; sign += 2) {
+    for (unsigned d = 1; d < p->nstmts && npick < cap; d++)
+        for (int sign = -1; sign <= 1 && npick < cap; sign += 2) {
             int j = (int)s + sign * (int)d;
             if (j < 0 || j >= p->nstmts)
                 continue;
@@ -322,8 +323,8 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
     if (b < 0)
         b = between_same_name;
 
-    if (p->nbetween > HZ_SMALL_BETWEEN) {
-        unsigned bl = 1 + hz_rng_below(r, HZ_SMALL_BETWEEN);
+    if (p->nbetween > hz_size.between) {
+        unsigned bl = 1 + hz_rng_below(r, hz_size.between);
         unsigned bs = b >= 0 ? (unsigned)b - hz_rng_below(r, (unsigned)b < bl ? (unsigned)b + 1 : bl)
                              : hz_rng_below(r, p->nbetween - bl + 1u);
         if (bs + bl > p->nbetween)
@@ -333,7 +334,7 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
         p->nbetween = (uint8_t)bl;
     }
     hz_program_normalize(p);
-    trim_members(p, r, HZ_SMALL_MEMBERS, 0);
+    trim_members(p, r, hz_size.members, 0);
 }
 
 /* What statement s of p means, hashed: its pattern and parameter, the member it
@@ -374,7 +375,7 @@ static uint64_t stmt_meaning(const HzProgram *p, const HzLayout *lay, const HzSt
  * fuzzing loop can run mostly small programs (compiling is most of an input's cost
  * and grows with its lines) that still hold what made the edit new, while large
  * programs (seeds, the edits kept large) keep the rare combinations coming. On by
- * default since small programs hold eight statements (hz_mutate.h, HZ_SMALL_STMTS). */
+ * default since small programs hold eight statements (hz_mutate.h, hz_size.stmts). */
 HzSizeDimension hz_size = HZ_SIZE_SMALL;
 
 void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *r)

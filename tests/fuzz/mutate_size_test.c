@@ -3,19 +3,23 @@
  *
  *   focus    on every bytes seed and on 3,000 generated programs, with several
  *            random streams: applies exactly to programs that are not small; the
- *            result is small (at most HZ_SMALL_STMTS statements and
- *            HZ_SMALL_BETWEEN mutations; at most HZ_SMALL_CLASSES classes unless
+ *            result is small (at most hz_size.stmts statements and
+ *            hz_size.between mutations; at most hz_size.classes classes unless
  *            one argument's class needs more bases); it is a canonical program
  *            (encode/decode round trip); its statements are some of the
  *            original's in order, and each one whose argument kept its class (members
  *            dropped, none changed) reads the same member (kind, variant, value)
- *            with the same access pattern; classes keep at most HZ_SMALL_MEMBERS
+ *            with the same access pattern; classes keep at most hz_size.members
  *            members besides those something names or that act class-wide;
  *   bytes    hz_mutate_bytes over the bytes seeds: under HZ_SIZE_SMALL (the default,
  *            which the test checks) most outputs of large inputs are small and their
  *            emitted programs have under 0.6 times the lines of their inputs; under
- *            HZ_SIZE_OFF few are, so the dimension is what does it.
- * argv: focus | bytes, then the seed directory. */
+ *            HZ_SIZE_OFF few are, so the dimension is what does it;
+ *   tiny     under HZ_SIZE_TINY: the focus checks above against its limits (one
+ *            class and its bases, three statements), every fresh program
+ *            (hz_fresh_bytes) is cut to that shape, and mutations of the large seeds
+ *            come out smaller than under HZ_SIZE_SMALL.
+ * argv: focus | bytes | tiny, then the seed directory. */
 #include "hz_input.h"
 #include "hz_ir.h"
 #include "hz_mutate.h"
@@ -133,6 +137,20 @@ static bool match_from(const HzProgram *orig, const HzLayout *lo, const HzProgra
 
 static long nfocused, nsmall_skipped, nstmts_checked;
 
+/* A cut program: within hz_size's statements and mutations, and within its classes
+ * unless one argument's class needs all of them (its bases). */
+static void check_cut_shape(const HzProgram *p)
+{
+    CHECK(p->nstmts >= 1 && p->nstmts <= hz_size.stmts, "%d statements", p->nstmts);
+    CHECK(p->nbetween <= hz_size.between, "%d mutations", p->nbetween);
+    if (p->nclasses > hz_size.classes) {
+        bool one_needs_all = false;
+        for (int a = 0; a < p->nargs; a++)
+            one_needs_all |= closure(p, p->arg_class[a]) == (1u << p->nclasses) - 1;
+        CHECK(one_needs_all, "%d classes, more than one argument's class needs", p->nclasses);
+    }
+}
+
 static void check_focus(const HzProgram *orig, uint64_t seed, const char *what)
 {
     HzProgram *p = hz_program_clone(orig);
@@ -147,14 +165,7 @@ static void check_focus(const HzProgram *orig, uint64_t seed, const char *what)
         return;
     }
     nfocused++;
-    CHECK(p->nstmts >= 1 && p->nstmts <= HZ_SMALL_STMTS, "%d statements", p->nstmts);
-    CHECK(p->nbetween <= HZ_SMALL_BETWEEN, "%d mutations", p->nbetween);
-    if (p->nclasses > HZ_SMALL_CLASSES) {
-        bool one_needs_all = false;
-        for (int a = 0; a < p->nargs; a++)
-            one_needs_all |= closure(p, p->arg_class[a]) == (1u << p->nclasses) - 1;
-        CHECK(one_needs_all, "%d classes, more than one argument's class needs", p->nclasses);
-    }
+    check_cut_shape(p);
     uint8_t *enc = NULL;
     size_t n = 0;
     CHECK(hz_encode(p, &enc, &n) == 0, "encode failed");
@@ -177,8 +188,11 @@ static void check_focus(const HzProgram *orig, uint64_t seed, const char *what)
     hz_program_free(p);
 }
 
-static int test_focus(Seed *seeds, int n)
+/* min_left: how many small programs must have been left alone (fewer are small
+ * under tighter limits). */
+static int test_focus(Seed *seeds, int n, long min_left)
 {
+    nfocused = nsmall_skipped = nstmts_checked = 0;
     for (int i = 0; i < n; i++) {
         HzProgram *p = hz_decode(seeds[i].data, seeds[i].size);
         for (uint64_t s = 1; s <= 50; s++)
@@ -195,7 +209,7 @@ static int test_focus(Seed *seeds, int n)
     }
     printf("focus: %ld cut down, %ld small programs left alone, %ld statements kept "
            "their kind and pattern\n", nfocused, nsmall_skipped, nstmts_checked);
-    CHECK(nfocused > 1000 && nsmall_skipped > 1000 && nstmts_checked > 1000, "too few cases");
+    CHECK(nfocused > 1000 && nsmall_skipped > min_left && nstmts_checked > 1000, "too few cases");
     return 0;
 }
 
@@ -264,8 +278,7 @@ static int test_bytes(Seed *seeds, int n)
     long on, off;
     double in_on, out_on, in_off, out_off;
     HzSizeDimension small = HZ_SIZE_SMALL, none = HZ_SIZE_OFF, dflt = hz_size;
-    CHECK(dflt.focus_keep_large == small.focus_keep_large && dflt.trim_spare == small.trim_spare
-          && dflt.splice_keep_large == small.splice_keep_large, "the size dimension is off by default");
+    CHECK(memcmp(&dflt, &small, sizeof dflt) == 0, "the default is not HZ_SIZE_SMALL");
     hz_size = small;
     mutate_seeds(seeds, n, &on, &in_on, &out_on);
     hz_size = none;
@@ -283,14 +296,48 @@ static int test_bytes(Seed *seeds, int n)
     return 0;
 }
 
+static int test_tiny(Seed *seeds, int n)
+{
+    HzSizeDimension small = HZ_SIZE_SMALL, tiny = HZ_SIZE_TINY, dflt = hz_size;
+    long on_small, on_tiny;
+    double in_small, out_small, in_tiny, out_tiny;
+    hz_size = small;
+    mutate_seeds(seeds, n, &on_small, &in_small, &out_small);
+    hz_size = tiny;
+    test_focus(seeds, n, 50);
+    mutate_seeds(seeds, n, &on_tiny, &in_tiny, &out_tiny);
+    /* Fresh programs: generated at full size, then cut like an edit. */
+    long fresh = 0, fresh_stmts = 0;
+    uint8_t out[4096];
+    for (uint64_t s = 0; s < 3000; s++) {
+        size_t m = hz_fresh_bytes(seeds[0].data, seeds[0].size, out, sizeof out, s);
+        if (m == 0)
+            continue;
+        HzProgram *q = hz_decode(out, m);
+        check_cut_shape(q);
+        fresh++;
+        fresh_stmts += q->nstmts;
+        hz_program_free(q);
+    }
+    hz_size = dflt;
+    printf("HZ_SIZE_TINY: mutations of the large seeds %.0f lines -> %.0f (HZ_SIZE_SMALL: "
+           "%.0f); %ld fresh programs, %.2f statements on average, all cut\n", in_tiny,
+           out_tiny, out_small, fresh, fresh ? (double)fresh_stmts / (double)fresh : 0.0);
+    CHECK(fresh > 500, "only %ld fresh programs in 3,000 draws", fresh);
+    CHECK(out_tiny < 0.7 * out_small, "tiny mutations %.0f lines, small ones %.0f", out_tiny,
+          out_small);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    CHECK(argc == 3, "usage: mutate_size_test focus|bytes SEED_DIR");
+    CHECK(argc == 3, "usage: mutate_size_test focus|bytes|tiny SEED_DIR");
     static Seed seeds[256];
     int n = load_seeds(argv[2], seeds, 256);
     CHECK(n >= 10, "need bytes seeds in %s", argv[2]);
-    int rc = strcmp(argv[1], "focus") == 0 ? test_focus(seeds, n)
-           : strcmp(argv[1], "bytes") == 0 ? test_bytes(seeds, n) : 2;
+    int rc = strcmp(argv[1], "focus") == 0 ? test_focus(seeds, n, 1000)
+           : strcmp(argv[1], "bytes") == 0 ? test_bytes(seeds, n)
+           : strcmp(argv[1], "tiny") == 0 ? test_tiny(seeds, n) : 2;
     for (int i = 0; i < n; i++)
         hz_input_clear(&seeds[i].in);
     return rc;
