@@ -17,7 +17,9 @@ whatever else the machine runs; every ratio from this same run):
   fuzz         tf_fuzz (fuzz-fast build) over those N programs once (`-runs=0 DIR`) and
                its fuzzing loop (R runs from corpus/seed, -seed=1, the dictionary), on
                `builtin` and `identity`: execs/s, start-up (CPython, target, libFuzzer)
-               measured with an empty corpus and subtracted (bench/throughput.py).
+               measured with an empty corpus and subtracted (bench/throughput.py);
+               and builtin's loop again with TRACEFUZZ_SMALL=tiny (docs/PROGRAMS.md,
+               "Program size": the rate at the program size the zoo does not allow).
   tracer       per program of bench/reuse_bench.py (descriptor set) and
                bench/attr_programs.py (attribute-heavy set): traced/eager and
                replayed/eager (median CPU time of K calls each), traced with 200 older jit
@@ -169,6 +171,16 @@ def fuzz_rates(fast, tmp, tf_dir, count, loop):
             work, os.path.join(ROOT, "corpus", "seed")])
         rates["loop-" + target] = loop / max(cpu - base, 1e-9)
         rates["corpus-" + target] = len(os.listdir(work))
+    # The same loop with tiny programs (docs/PROGRAMS.md, "Program size"): what the
+    # rate would be at the size the zoo does not allow, measured beside the default.
+    work = os.path.join(tmp, "loop-tiny")
+    os.makedirs(work)
+    cpu, _ = throughput.run_fuzzer(fuzzer, "builtin", [
+        "-runs=%d" % loop, "-seed=1", "-dict=" + os.path.join(ROOT, "corpus", "tracefuzz.dict"),
+        work, os.path.join(ROOT, "corpus", "seed")], {"TRACEFUZZ_SMALL": "tiny"})
+    base, _ = throughput.run_fuzzer(fuzzer, "builtin", ["-runs=0", empty])
+    rates["loop-tiny"] = loop / max(cpu - base, 1e-9)
+    rates["corpus-tiny"] = len(os.listdir(work))
     return rates
 
 
@@ -288,6 +300,8 @@ def main():
         for t in ("builtin", "identity"):
             row(f"tf_fuzz {t}: fuzzing loop ({fig['corpus-' + t]} inputs added)",
                 fig["loop-" + t], "execs/CPU s")
+        row(f"tf_fuzz builtin: fuzzing loop, TRACEFUZZ_SMALL=tiny ({fig['corpus-tiny']} inputs "
+            "added; not the default: slows two zoo faults)", fig["loop-tiny"], "execs/CPU s")
         row("tf_fuzz builtin / raw CPython (same programs)",
             f"{fig['programs-builtin'] / fig['raw']:.2f}", "ratio", False)
         for r in fig["tracer"]:

@@ -39,10 +39,10 @@ EXTRA = []   # libFuzzer flags for every run (argv after the first four)
 ARTIFACTS = []   # -artifact_prefix into the bench's temporary directory (set by main)
 
 
-def run_fuzzer(fuzzer, target, args):
+def run_fuzzer(fuzzer, target, args, extra_env=None):
     """CPU seconds of one tf_fuzz process, and its stderr."""
     args = EXTRA + ARTIFACTS + args   # slow or crashing inputs land in the temp dir
-    env = dict(os.environ, TRACEFUZZ_TARGET=target, TRACEFUZZ_QUIET="1")
+    env = dict(os.environ, TRACEFUZZ_TARGET=target, TRACEFUZZ_QUIET="1", **(extra_env or {}))
     env.pop("TRACEFUZZ_FAULTS", None)
     before = cpu_children()
     p = subprocess.run([fuzzer] + args, env=env, stdout=subprocess.DEVNULL,
