@@ -21,12 +21,13 @@
  *   TRACEFUZZ_FRESH=N       one custom mutation in N is a fresh random program
  *                           (hz_mutate.h, HZ_FRESH_ONE_IN; 0: never)
  *   TRACEFUZZ_SMALL=0       no program size dimension (hz_mutate.h, HZ_SIZE_OFF);
- *                           by default (HZ_SIZE_SMALL, also TRACEFUZZ_SMALL=1) most
- *                           edited programs are cut down to small ones;
- *                           TRACEFUZZ_SMALL=tiny (HZ_SIZE_TINY) cuts every edit,
- *                           crossover and fresh program to one class and three
- *                           statements (more execs, some faults found later:
- *                           docs/PROGRAMS.md); TRACEFUZZ_FOCUS=N, TRACEFUZZ_FOCUS_SPLICE=N
+ *                           by default (HZ_SIZE_TINY_EDITS, also TRACEFUZZ_SMALL=1)
+ *                           every edit and crossover is cut to one class and three
+ *                           statements, fresh programs keep their size; =small
+ *                           (HZ_SIZE_SMALL) session 9's milder cut; =tiny
+ *                           (HZ_SIZE_TINY) fresh programs cut too (more execs, a
+ *                           fault found later: docs/PROGRAMS.md);
+ *                           TRACEFUZZ_FOCUS=N, TRACEFUZZ_FOCUS_SPLICE=N
  *                           (edits, crossovers: cut down except one time in N; 0:
  *                           never) and TRACEFUZZ_TRIM=N (keep N members nothing
  *                           names per class; -1: no trim) set its parts
@@ -176,18 +177,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *budget = getenv("TRACEFUZZ_SIZE_BUDGET");
     size_budget = budget != NULL && *budget ? strtoul(budget, NULL, 10) : HZ_SIZE_BUDGET;
     const char *small = getenv("TRACEFUZZ_SMALL");
-    if (small != NULL && strcmp(small, "0") == 0) {
-        HzSizeDimension off = HZ_SIZE_OFF;
-        hz_size = off;
-    }
-    else if (small != NULL && strcmp(small, "tiny") == 0) {
-        HzSizeDimension tiny = HZ_SIZE_TINY;
-        hz_size = tiny;
-    }
-    else if (small != NULL && *small && strcmp(small, "1") != 0) {
-        fprintf(stderr, "tracefuzz fuzz target: TRACEFUZZ_SMALL=%s: expected 0, 1 or tiny\n",
-                small);
-        exit(2);
+    if (small != NULL && *small && strcmp(small, "1") != 0) {
+        static const struct {
+            const char *name;
+            HzSizeDimension size;
+        } presets[] = {{"0", HZ_SIZE_OFF}, {"small", HZ_SIZE_SMALL}, {"tiny", HZ_SIZE_TINY}};
+        size_t i = 0;
+        while (i < sizeof presets / sizeof presets[0] && strcmp(small, presets[i].name) != 0)
+            i++;
+        if (i == sizeof presets / sizeof presets[0]) {
+            fprintf(stderr, "tracefuzz fuzz target: TRACEFUZZ_SMALL=%s: expected 0, small, "
+                    "1 (the default) or tiny\n", small);
+            exit(2);
+        }
+        hz_size = presets[i].size;
     }
     const char *v;
     if ((v = getenv("TRACEFUZZ_FOCUS")) != NULL && *v)

@@ -60,15 +60,10 @@ typedef enum {
 const char *hz_edit_name(HzEdit e);
 
 /* Small programs (docs/PROGRAMS.md, "Program size"): at most hz_size.classes
- * classes, hz_size.stmts statements and hz_size.between between() mutations. The
- * focus edit cuts a larger program down to one; under HZ_SIZE_SMALL (the default)
- * the byte-level faces apply it to most edited programs that are not small. Eight
- * statements, not four: the fuzzing loop costs about the same (one 1,500-run
- * stream: 7.03 G against 6.98 G instructions; classes and the fixed cost of an exec
- * dominate a small program), and a write followed by a re-read of the same
- * attribute, which stale caches need, is likelier (no_invalidate_on_store took 1.46x
- * the execs of the full-size loop with four, 0.92x with eight: docs/PERFORMANCE.md,
- * "Session 9"). */
+ * classes, hz_size.stmts statements and hz_size.between between() mutations (a cut
+ * keeps the bases its classes need, so a cut program may have more classes). The
+ * focus edit cuts a larger program down to one; the byte-level faces apply it to
+ * edited programs that are not small (HzSizeDimension). */
 bool hz_program_is_small(const HzProgram *p);
 /* Program size as a mutation dimension, for hz_mutate_bytes, hz_crossover_bytes and
  * hz_fresh_bytes (docs/PROGRAMS.md, "Program size"): an edited program that is not
@@ -78,17 +73,26 @@ bool hz_program_is_small(const HzProgram *p);
  * per class, the members something names (a statement, between(), make_other(), an
  * override), those that act class-wide (hooks, slots) and trim_spare others at
  * random (-1: no trim). classes, stmts, between and members say what small is
- * (members: per class, besides those something names). On by default
- * (HZ_SIZE_SMALL): the fuzzing loop runs 1.14x the execs per CPU second of
- * HZ_SIZE_OFF (medians over five libFuzzer seeds, docs/PERFORMANCE.md "Session 9"),
- * and the fault zoo found all 14 faults with no interval of a time-to-find ratio
- * above 1 (docs/PERFORMANCE.md, "Session 9"; with four statements a small program,
- * four faults were found 1.3-1.6x later, docs/FUZZING.md "Program size and the fault
- * zoo"). HZ_SIZE_TINY cuts every edit, crossover and fresh program to one class
- * (with the bases it needs) and three statements: 1.6x the loop's execs per CPU
- * second of the default, but two zoo faults found later in CPU seconds
- * (docs/PERFORMANCE.md, "Session 13"), so it is not the default. The fuzz target
- * sets it from TRACEFUZZ_SMALL (0: HZ_SIZE_OFF, tiny: HZ_SIZE_TINY),
+ * (members: per class, besides those something names).
+ *
+ * The presets, measured in the fuzzing loop (execs per CPU second, one binary, the
+ * settings alternated) and the fault zoo (14 faults x 48 libFuzzer seeds, both
+ * settings at once; docs/PERFORMANCE.md "Session 13"):
+ *   HZ_SIZE_OFF         nothing cut.
+ *   HZ_SIZE_SMALL       three edits in four cut to 3 classes, 8 statements, 2
+ *                       mutations (session 9's default: 1.14x OFF's rate).
+ *   HZ_SIZE_TINY_EDITS  every edit and crossover cut to one class (with its bases),
+ *                       3 statements, 1 mutation; fresh programs keep the
+ *                       generator's size, and they find most of what the loop finds
+ *                       (docs/FUZZING.md, "Fresh programs"). The default since
+ *                       session 13: 1.35x SMALL's rate (medians over five seeds);
+ *                       the zoo, twice (seeds 1-48 and 49-96), every fault found in
+ *                       every run and no interval of a time-to-find ratio above 1.
+ *   HZ_SIZE_TINY        fresh programs cut too: 1.6x SMALL's rate, but
+ *                       no_getattr_after_getter_error found in 1.28x the CPU
+ *                       seconds (a getter raising AttributeError under __getattr__
+ *                       is read by fewer statements), so not the default.
+ * The fuzz target sets it from TRACEFUZZ_SMALL (0, small, 1 = the default, tiny),
  * TRACEFUZZ_FOCUS, TRACEFUZZ_FOCUS_SPLICE and TRACEFUZZ_TRIM. */
 typedef struct {
     unsigned focus_keep_large;
@@ -100,6 +104,7 @@ typedef struct {
 #define HZ_CUT_ALWAYS (1u << 30)   /* a keep_large: one time in 2^30 */
 #define HZ_SIZE_OFF {0, 0, -1, 0, 3, 8, 2, 3}
 #define HZ_SIZE_SMALL {4, 4, 1, 0, 3, 8, 2, 3}
+#define HZ_SIZE_TINY_EDITS {HZ_CUT_ALWAYS, HZ_CUT_ALWAYS, 1, 0, 1, 3, 1, 1}
 #define HZ_SIZE_TINY {HZ_CUT_ALWAYS, HZ_CUT_ALWAYS, 1, HZ_CUT_ALWAYS, 1, 3, 1, 1}
 extern HzSizeDimension hz_size;
 /* hz_size.c, for hz_mutate.c: cut a normalised p down around statement s (and

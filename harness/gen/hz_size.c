@@ -372,11 +372,11 @@ static uint64_t stmt_meaning(const HzProgram *p, const HzLayout *lay, const HzSt
  * edit changed: a statement whose meaning (stmt_meaning) no statement of the
  * original had, else a random one; and the first between() mutation that differs.
  * Other edited programs may drop the members nothing names (trim_spare). So the
- * fuzzing loop can run mostly small programs (compiling is most of an input's cost
- * and grows with its lines) that still hold what made the edit new, while large
- * programs (seeds, the edits kept large) keep the rare combinations coming. On by
- * default since small programs hold eight statements (hz_mutate.h, hz_size.stmts). */
-HzSizeDimension hz_size = HZ_SIZE_SMALL;
+ * fuzzing loop can run mostly small programs (an exec's cost grows with its classes
+ * and lines) that still hold what made the edit new, while large programs (seeds,
+ * fresh programs) keep the rare combinations coming. The default, HZ_SIZE_TINY_EDITS,
+ * cuts every edit and keeps fresh programs whole (hz_mutate.h, the presets). */
+HzSizeDimension hz_size = HZ_SIZE_TINY_EDITS;
 
 void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *r)
 {

@@ -11,10 +11,12 @@
  *            dropped, none changed) reads the same member (kind, variant, value)
  *            with the same access pattern; classes keep at most hz_size.members
  *            members besides those something names or that act class-wide;
- *   bytes    hz_mutate_bytes over the bytes seeds: under HZ_SIZE_SMALL (the default,
- *            which the test checks) most outputs of large inputs are small and their
- *            emitted programs have under 0.6 times the lines of their inputs; under
- *            HZ_SIZE_OFF few are, so the dimension is what does it;
+ *            (under HZ_SIZE_SMALL's limits);
+ *   bytes    hz_mutate_bytes over the bytes seeds: under the default (the test checks
+ *            it is HZ_SIZE_TINY_EDITS) most outputs of large inputs are small and
+ *            their emitted programs have under 0.6 times the lines of their inputs;
+ *            under HZ_SIZE_OFF few are, so the dimension is what does it; fresh
+ *            programs keep the generator's sizes under the default;
  *   tiny     under HZ_SIZE_TINY: the focus checks above against its limits (one
  *            class and its bases, three statements), every fresh program
  *            (hz_fresh_bytes) is cut to that shape, and mutations of the large seeds
@@ -213,6 +215,33 @@ static int test_focus(Seed *seeds, int n, long min_left)
     return 0;
 }
 
+static int test_focus_small(Seed *seeds, int n)
+{
+    HzSizeDimension small = HZ_SIZE_SMALL, dflt = hz_size;
+    hz_size = small;
+    int rc = test_focus(seeds, n, 1000);
+    hz_size = dflt;
+    return rc;
+}
+
+/* How many of 3,000 draws of hz_fresh_bytes gave a program, and how many of those are
+ * not small (the generator's sizes kept). */
+static void fresh_sizes(const Seed *s, long *fresh, long *large, long *stmts)
+{
+    uint8_t out[4096];
+    *fresh = *large = *stmts = 0;
+    for (uint64_t k = 0; k < 3000; k++) {
+        size_t m = hz_fresh_bytes(s->data, s->size, out, sizeof out, k);
+        if (m == 0)
+            continue;
+        HzProgram *q = hz_decode(out, m);
+        (*fresh)++;
+        *large += !hz_program_is_small(q);
+        *stmts += q->nstmts;
+        hz_program_free(q);
+    }
+}
+
 static size_t lines_of(const HzProgram *p)
 {
     HzEmitOptions eo = {.no_main = true};
@@ -277,18 +306,25 @@ static int test_bytes(Seed *seeds, int n)
 {
     long on, off;
     double in_on, out_on, in_off, out_off;
-    HzSizeDimension small = HZ_SIZE_SMALL, none = HZ_SIZE_OFF, dflt = hz_size;
-    CHECK(memcmp(&dflt, &small, sizeof dflt) == 0, "the default is not HZ_SIZE_SMALL");
-    hz_size = small;
+    HzSizeDimension want = HZ_SIZE_TINY_EDITS, none = HZ_SIZE_OFF, dflt = hz_size;
+    CHECK(memcmp(&dflt, &want, sizeof dflt) == 0, "the default is not HZ_SIZE_TINY_EDITS");
     mutate_seeds(seeds, n, &on, &in_on, &out_on);
+    long fresh, large, fstmts;
+    fresh_sizes(&seeds[0], &fresh, &large, &fstmts);
     hz_size = none;
     mutate_seeds(seeds, n, &off, &in_off, &out_off);
     hz_size = dflt;
-    printf("mutations of the large seeds: %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_SMALL: "
-           "1 in %u kept large, the default); %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_OFF)\n",
-           on / 10, on % 10, in_on, out_on, small.focus_keep_large, off / 10, off % 10, in_off,
-           out_off);
-    CHECK(on >= 600, "only %ld per mille of the outputs are small", on);
+    printf("mutations of the large seeds: %ld.%ld%% small, %.0f lines -> %.0f (the default, "
+           "HZ_SIZE_TINY_EDITS); %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_OFF); %ld fresh "
+           "programs, %ld not small, %.1f statements on average (the default)\n",
+           on / 10, on % 10, in_on, out_on, off / 10, off % 10, in_off, out_off, fresh, large,
+           fresh ? (double)fstmts / (double)fresh : 0.0);
+    /* Cut, they would hold at most dflt.stmts statements (2.4 on average here). */
+    CHECK(fresh > 500 && fstmts > 2 * (long)dflt.stmts * fresh,
+          "%ld fresh programs, %.1f statements on average: the default cut them", fresh,
+          fresh ? (double)fstmts / (double)fresh : 0.0);
+    /* Not all: a cut keeps the bases of its classes, which can exceed one class. */
+    CHECK(on >= 500, "only %ld per mille of the outputs are small", on);
     CHECK(out_on < 0.6 * in_on, "outputs %.0f lines, inputs %.0f", out_on, in_on);
     CHECK(off <= 300, "%ld per mille small without the focus: the test measures nothing", off);
     CHECK(out_off > 0.9 * in_off, "HZ_SIZE_OFF changed the size: %.0f -> %.0f lines", in_off,
@@ -309,8 +345,8 @@ static int test_tiny(Seed *seeds, int n)
     /* Fresh programs: generated at full size, then cut like an edit. */
     long fresh = 0, fresh_stmts = 0;
     uint8_t out[4096];
-    for (uint64_t s = 0; s < 3000; s++) {
-        size_t m = hz_fresh_bytes(seeds[0].data, seeds[0].size, out, sizeof out, s);
+    for (uint64_t k = 0; k < 3000; k++) {
+        size_t m = hz_fresh_bytes(seeds[0].data, seeds[0].size, out, sizeof out, k);
         if (m == 0)
             continue;
         HzProgram *q = hz_decode(out, m);
@@ -335,7 +371,7 @@ int main(int argc, char **argv)
     static Seed seeds[256];
     int n = load_seeds(argv[2], seeds, 256);
     CHECK(n >= 10, "need bytes seeds in %s", argv[2]);
-    int rc = strcmp(argv[1], "focus") == 0 ? test_focus(seeds, n, 1000)
+    int rc = strcmp(argv[1], "focus") == 0 ? test_focus_small(seeds, n)
            : strcmp(argv[1], "bytes") == 0 ? test_bytes(seeds, n)
            : strcmp(argv[1], "tiny") == 0 ? test_tiny(seeds, n) : 2;
     for (int i = 0; i < n; i++)
