@@ -19,7 +19,7 @@ whatever else the machine runs; every ratio from this same run):
                `builtin` and `identity`: execs/s, start-up (CPython, target, libFuzzer)
                measured with an empty corpus and subtracted (bench/throughput.py);
                and builtin's loop again with TRACEFUZZ_SMALL=tiny (docs/PROGRAMS.md,
-               "Program size": the rate at the program size the zoo does not allow).
+               "Program size": fresh programs cut too, a size the zoo does not allow).
   tracer       per program of bench/reuse_bench.py (descriptor set) and
                bench/attr_programs.py (attribute-heavy set): traced/eager and
                replayed/eager (median CPU time of K calls each), traced with 200 older jit
@@ -301,7 +301,8 @@ def main():
             row(f"tf_fuzz {t}: fuzzing loop ({fig['corpus-' + t]} inputs added)",
                 fig["loop-" + t], "execs/CPU s")
         row(f"tf_fuzz builtin: fuzzing loop, TRACEFUZZ_SMALL=tiny ({fig['corpus-tiny']} inputs "
-            "added; not the default: slows two zoo faults)", fig["loop-tiny"], "execs/CPU s")
+            "added; fresh programs cut too: not the default, a zoo fault found later)",
+            fig["loop-tiny"], "execs/CPU s")
         row("tf_fuzz builtin / raw CPython (same programs)",
             f"{fig['programs-builtin'] / fig['raw']:.2f}", "ratio", False)
         for r in fig["tracer"]:
