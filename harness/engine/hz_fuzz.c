@@ -21,12 +21,13 @@
  *   TRACEFUZZ_FRESH=N       one custom mutation in N is a fresh random program
  *                           (hz_mutate.h, HZ_FRESH_ONE_IN; 0: never)
  *   TRACEFUZZ_SMALL=0       no program size dimension (hz_mutate.h, HZ_SIZE_OFF);
- *                           by default (HZ_SIZE_TINY_EDITS, also TRACEFUZZ_SMALL=1)
+ *                           by default (HZ_SIZE_DEFAULT, also TRACEFUZZ_SMALL=1)
  *                           every edit and crossover is cut to one class and three
- *                           statements, fresh programs keep their size; =small
- *                           (HZ_SIZE_SMALL) session 9's milder cut; =tiny
- *                           (HZ_SIZE_TINY) fresh programs cut too (more execs, a
- *                           fault found later: docs/PROGRAMS.md);
+ *                           statements, fresh programs to one class with all their
+ *                           statements; =small (HZ_SIZE_SMALL) session 9's milder
+ *                           cut; =tiny (HZ_SIZE_TINY) fresh programs cut to three
+ *                           statements too (more execs, a fault found later:
+ *                           docs/PROGRAMS.md);
  *                           TRACEFUZZ_FOCUS=N, TRACEFUZZ_FOCUS_SPLICE=N
  *                           (edits, crossovers: cut down except one time in N; 0:
  *                           never) and TRACEFUZZ_TRIM=N (keep N members nothing

@@ -472,12 +472,7 @@ size_t hz_fresh_bytes(const uint8_t *data, size_t size, uint8_t *out, size_t max
     if (hz_fresh_one_in == 0 || hz_rng_below(&r, hz_fresh_one_in) != 0)
         return 0;
     HzProgram *g = hz_generate(hz_rng_next(&r));
-    if (hz_size.fresh_keep_large != 0) {
-        /* Cut around a random statement: g is its own original, so nothing is new. */
-        HzProgram *orig = hz_program_clone(g);
-        hz_size_apply(g, orig, hz_size.fresh_keep_large, &r);
-        hz_program_free(orig);
-    }
+    hz_size_apply_fresh(g, &r);
     size_t n = emit_bytes(g, out, max_size);
     hz_program_free(g);
     return n;

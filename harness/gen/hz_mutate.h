@@ -59,39 +59,48 @@ typedef enum {
 
 const char *hz_edit_name(HzEdit e);
 
-/* Small programs (docs/PROGRAMS.md, "Program size"): at most hz_size.classes
- * classes, hz_size.stmts statements and hz_size.between between() mutations (a cut
- * keeps the bases its classes need, so a cut program may have more classes). The
- * focus edit cuts a larger program down to one; the byte-level faces apply it to
- * edited programs that are not small (HzSizeDimension). */
+/* What a cut leaves (docs/PROGRAMS.md, "Program size"): at most `classes` classes
+ * (more when the kept classes' bases need them), `stmts` statements, `between`
+ * between() mutations, and per class `members` members besides those something
+ * names or that act class-wide. */
+typedef struct {
+    int classes, stmts, between, members;
+} HzSizeLimits;
+#define HZ_LIMITS_SMALL {3, 8, 2, 3}
+#define HZ_LIMITS_TINY {1, 3, 1, 1}
+#define HZ_LIMITS_ONE_CLASS {1, HZ_MAX_STMTS, HZ_MAX_BETWEEN, 3}   /* every statement */
+/* A small program: within hz_size.edit's classes, statements and mutations. The
+ * focus edit cuts a larger program down to one. */
 bool hz_program_is_small(const HzProgram *p);
 /* Program size as a mutation dimension, for hz_mutate_bytes, hz_crossover_bytes and
  * hz_fresh_bytes (docs/PROGRAMS.md, "Program size"): an edited program that is not
- * small is cut down to a small one around what the edit changed (the focus edit),
- * except one time in focus_keep_large (splice_keep_large for crossovers,
- * fresh_keep_large for fresh programs; 0: never cut); other edited programs keep,
- * per class, the members something names (a statement, between(), make_other(), an
- * override), those that act class-wide (hooks, slots) and trim_spare others at
- * random (-1: no trim). classes, stmts, between and members say what small is
- * (members: per class, besides those something names).
+ * small is cut down to hz_size.edit around what the edit changed (the focus edit),
+ * except one time in focus_keep_large (splice_keep_large for crossovers; 0: never
+ * cut); other edited programs keep, per class, the members something names (a
+ * statement, between(), make_other(), an override), those that act class-wide
+ * (hooks, slots) and trim_spare others at random (-1: no trim). A fresh program is
+ * cut to hz_size.fresh around a random statement except one time in
+ * fresh_keep_large (0: never).
  *
  * The presets, measured in the fuzzing loop (execs per CPU second, one binary, the
  * settings alternated) and the fault zoo (14 faults x 48 libFuzzer seeds, both
  * settings at once; docs/PERFORMANCE.md "Session 13"):
- *   HZ_SIZE_OFF         nothing cut.
- *   HZ_SIZE_SMALL       three edits in four cut to 3 classes, 8 statements, 2
- *                       mutations (session 9's default: 1.14x OFF's rate).
- *   HZ_SIZE_TINY_EDITS  every edit and crossover cut to one class (with its bases),
- *                       3 statements, 1 mutation; fresh programs keep the
- *                       generator's size, and they find most of what the loop finds
- *                       (docs/FUZZING.md, "Fresh programs"). The default since
- *                       session 13: 1.35x SMALL's rate (medians over five seeds);
- *                       the zoo, twice (seeds 1-48 and 49-96), every fault found in
- *                       every run and no interval of a time-to-find ratio above 1.
- *   HZ_SIZE_TINY        fresh programs cut too: 1.6x SMALL's rate, but
- *                       no_getattr_after_getter_error found in 1.28x the CPU
- *                       seconds (a getter raising AttributeError under __getattr__
- *                       is read by fewer statements), so not the default.
+ *   HZ_SIZE_OFF      nothing cut.
+ *   HZ_SIZE_SMALL    three edits in four cut to 3 classes, 8 statements, 2
+ *                    mutations; fresh programs whole (sessions 9-12's default:
+ *                    1.14x OFF's rate).
+ *   HZ_SIZE_DEFAULT  every edit and crossover cut to one class (with its bases), 3
+ *                    statements, 1 mutation; fresh programs cut to one class (with
+ *                    its bases) keeping their statements and mutations. Cut edits
+ *                    alone: 1.35x SMALL's rate, the zoo held twice (seeds 1-48 and
+ *                    49-96); fresh programs cut too: another 1.22x, the zoo held
+ *                    twice. Fresh programs find most of what the loop finds
+ *                    (docs/FUZZING.md, "Fresh programs"): they keep what the faults
+ *                    need, statements reading many kinds.
+ *   HZ_SIZE_TINY     fresh programs cut to 3 statements as well: 1.6x SMALL's
+ *                    rate, but no_getattr_after_getter_error found in 1.28x the CPU
+ *                    seconds (fewer statements read a getter raising AttributeError
+ *                    under __getattr__), so not the default.
  * The fuzz target sets it from TRACEFUZZ_SMALL (0, small, 1 = the default, tiny),
  * TRACEFUZZ_FOCUS, TRACEFUZZ_FOCUS_SPLICE and TRACEFUZZ_TRIM. */
 typedef struct {
@@ -99,13 +108,16 @@ typedef struct {
     unsigned splice_keep_large;
     int trim_spare;
     unsigned fresh_keep_large;
-    int classes, stmts, between, members;
+    HzSizeLimits edit;
+    HzSizeLimits fresh;
 } HzSizeDimension;
 #define HZ_CUT_ALWAYS (1u << 30)   /* a keep_large: one time in 2^30 */
-#define HZ_SIZE_OFF {0, 0, -1, 0, 3, 8, 2, 3}
-#define HZ_SIZE_SMALL {4, 4, 1, 0, 3, 8, 2, 3}
-#define HZ_SIZE_TINY_EDITS {HZ_CUT_ALWAYS, HZ_CUT_ALWAYS, 1, 0, 1, 3, 1, 1}
-#define HZ_SIZE_TINY {HZ_CUT_ALWAYS, HZ_CUT_ALWAYS, 1, HZ_CUT_ALWAYS, 1, 3, 1, 1}
+#define HZ_SIZE_OFF {0, 0, -1, 0, HZ_LIMITS_SMALL, HZ_LIMITS_SMALL}
+#define HZ_SIZE_SMALL {4, 4, 1, 0, HZ_LIMITS_SMALL, HZ_LIMITS_SMALL}
+#define HZ_SIZE_DEFAULT {HZ_CUT_ALWAYS, HZ_CUT_ALWAYS, 1, HZ_CUT_ALWAYS, HZ_LIMITS_TINY, \
+                         HZ_LIMITS_ONE_CLASS}
+#define HZ_SIZE_TINY {HZ_CUT_ALWAYS, HZ_CUT_ALWAYS, 1, HZ_CUT_ALWAYS, HZ_LIMITS_TINY, \
+                      HZ_LIMITS_TINY}
 extern HzSizeDimension hz_size;
 /* hz_size.c, for hz_mutate.c: cut a normalised p down around statement s (and
  * between() mutation b, or any run when b < 0), members trimmed (not normalised
@@ -114,15 +126,19 @@ extern HzSizeDimension hz_size;
  * never), else trim unnamed members per hz_size.trim_spare. Normalised. */
 void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *rng);
 void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *rng);
+/* A fresh program cut to hz_size.fresh around a random statement, except one time in
+ * hz_size.fresh_keep_large (0: never). Normalised when cut. */
+void hz_size_apply_fresh(HzProgram *p, HzRng *rng);
 
 /* Fresh programs among the mutations: one time in hz_fresh_one_in (0: never)
  * hz_fresh_bytes writes a new random program (hz_generate, the generator of
  * `tracefuzz gen`) into out when one fits max_size, and the engine uses it instead
  * of an edit of its input; otherwise, and for source inputs, it returns 0. The
- * engines call it with their own size limit, not the edit budget: generated
- * programs keep the generator's sizes, and the larger ones find more (under
- * unset_slot_is_none 30% of generated programs over 128 bytes fail, 9.6% of the
- * others). Why: the loop samples the neighbourhood of its corpus, and a generated
+ * size dimension cuts it (hz_size_apply_fresh: by default to one class, keeping its
+ * statements). The engines call it with their own size limit, not the edit budget:
+ * generated programs keep the generator's statements, and the larger ones find more
+ * (under unset_slot_is_none 30% of generated programs over 128 bytes fail, 9.6% of
+ * the others). Why: the loop samples the neighbourhood of its corpus, and a generated
  * program fails under a fault far more often than a one-edit mutation of a seed
  * (unset_slot_is_none: 13.7% against 1.7%) (docs/FUZZING.md, "Fresh programs").
  * The fuzz target sets it from TRACEFUZZ_FRESH. */

@@ -27,10 +27,15 @@ static unsigned class_closure(const HzProgram *p, int c)
     return need;
 }
 
+static bool is_small_within(const HzProgram *p, const HzSizeLimits *lim)
+{
+    return p->nclasses <= lim->classes && p->nstmts <= lim->stmts
+           && p->nbetween <= lim->between;
+}
+
 bool hz_program_is_small(const HzProgram *p)
 {
-    return p->nclasses <= hz_size.classes && p->nstmts <= hz_size.stmts
-           && p->nbetween <= hz_size.between;
+    return is_small_within(p, &hz_size.edit);
 }
 
 /* What the statements, between() mutations, make_other() and overrides of a
@@ -225,14 +230,14 @@ static void trim_members(HzProgram *p, HzRng *r, int fill_to, int spare)
 /* Cuts a large program down to a small one around statement s (program size as a
  * mutation dimension, docs/PROGRAMS.md "Program size"): the classes the
  * statement's argument needs (its class and its generated bases; other arguments'
- * classes too while the total stays within hz_size.classes, else those arguments
- * take the statement's class), a run of 1..hz_size.stmts statements holding s, a
- * run of at most hz_size.between between() mutations holding mutation b (any run
+ * classes too while the total stays within lim->classes, else those arguments
+ * take the statement's class), a run of 1..lim->stmts statements holding s, a
+ * run of at most lim->between between() mutations holding mutation b (any run
  * when b < 0); in each kept class the members something names, the class-wide ones
- * and others up to hz_size.members (trim_members). What the kept statements read
+ * and others up to lim->members (trim_members). What the kept statements read
  * keeps its meaning. Kept classes keep their order, so every base index still points
  * at an earlier class. Not normalised after the trim. */
-void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
+static void focus_within(HzProgram *p, unsigned s, int b, HzRng *r, const HzSizeLimits *lim)
 {
     unsigned a = p->stmts[s].arg < p->nargs ? p->stmts[s].arg : 0;
     int c = p->arg_class[a] < p->nclasses ? p->arg_class[a] : 0;
@@ -240,7 +245,7 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
     for (unsigned o = 0; o < p->nargs; o++) {
         int oc = p->arg_class[o] < p->nclasses ? p->arg_class[o] : 0;
         unsigned with = keep | class_closure(p, oc);
-        if (__builtin_popcount(with) <= hz_size.classes)
+        if (__builtin_popcount(with) <= lim->classes)
             keep = with;
     }
     /* Which statements and which between() mutation name what s names (before the
@@ -292,7 +297,7 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
     /* The statements: s, then those reading the same name on a kept class (a write
      * and a later re-read are what stale caches need), nearest first, then s's
      * neighbours, up to len; in their order. */
-    unsigned cap = (unsigned)hz_size.stmts;
+    unsigned cap = (unsigned)lim->stmts;
     unsigned len = 1 + hz_rng_below(r, cap);
     bool pick[HZ_MAX_STMTS] = {false};
     pick[s] = true;
@@ -323,8 +328,8 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
     if (b < 0)
         b = between_same_name;
 
-    if (p->nbetween > hz_size.between) {
-        unsigned bl = 1 + hz_rng_below(r, hz_size.between);
+    if (p->nbetween > lim->between) {
+        unsigned bl = 1 + hz_rng_below(r, lim->between);
         unsigned bs = b >= 0 ? (unsigned)b - hz_rng_below(r, (unsigned)b < bl ? (unsigned)b + 1 : bl)
                              : hz_rng_below(r, p->nbetween - bl + 1u);
         if (bs + bl > p->nbetween)
@@ -334,7 +339,12 @@ void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
         p->nbetween = (uint8_t)bl;
     }
     hz_program_normalize(p);
-    trim_members(p, r, hz_size.members, 0);
+    trim_members(p, r, lim->members, 0);
+}
+
+void hz_focus_at(HzProgram *p, unsigned s, int b, HzRng *r)
+{
+    focus_within(p, s, b, r, &hz_size.edit);
 }
 
 /* What statement s of p means, hashed: its pattern and parameter, the member it
@@ -374,13 +384,14 @@ static uint64_t stmt_meaning(const HzProgram *p, const HzLayout *lay, const HzSt
  * Other edited programs may drop the members nothing names (trim_spare). So the
  * fuzzing loop can run mostly small programs (an exec's cost grows with its classes
  * and lines) that still hold what made the edit new, while large programs (seeds,
- * fresh programs) keep the rare combinations coming. The default, HZ_SIZE_TINY_EDITS,
- * cuts every edit and keeps fresh programs whole (hz_mutate.h, the presets). */
-HzSizeDimension hz_size = HZ_SIZE_TINY_EDITS;
+ * fresh programs, cut to one class but keeping their statements) keep the rare
+ * combinations coming. The default is HZ_SIZE_DEFAULT (hz_mutate.h, the presets). */
+HzSizeDimension hz_size = HZ_SIZE_DEFAULT;
 
-void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *r)
+static void size_apply_within(HzProgram *p, const HzProgram *orig, unsigned keep_large,
+                              HzRng *r, const HzSizeLimits *lim)
 {
-    if (keep_large == 0 || hz_program_is_small(p) || p->nstmts == 0
+    if (keep_large == 0 || is_small_within(p, lim) || p->nstmts == 0
         || p->nclasses == 0 || hz_rng_below(r, keep_large) == 0) {
         if (hz_size.trim_spare >= 0) {
             trim_members(p, r, 0, hz_size.trim_spare);
@@ -409,7 +420,22 @@ void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzR
     for (int i = 0; i < p->nbetween && b < 0; i++)
         if (i >= orig->nbetween || memcmp(&p->between[i], &orig->between[i], sizeof p->between[i]))
             b = i;
-    hz_focus_at(p, s, b, r);
+    focus_within(p, s, b, r, lim);
     hz_program_normalize(p);
+}
+
+void hz_size_apply(HzProgram *p, const HzProgram *orig, unsigned keep_large, HzRng *r)
+{
+    size_apply_within(p, orig, keep_large, r, &hz_size.edit);
+}
+
+void hz_size_apply_fresh(HzProgram *p, HzRng *r)
+{
+    if (hz_size.fresh_keep_large == 0)
+        return;
+    /* p is its own original: no statement is new, the cut centres on a random one. */
+    HzProgram *orig = hz_program_clone(p);
+    size_apply_within(p, orig, hz_size.fresh_keep_large, r, &hz_size.fresh);
+    hz_program_free(orig);
 }
 

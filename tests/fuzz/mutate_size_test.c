@@ -3,20 +3,21 @@
  *
  *   focus    on every bytes seed and on 3,000 generated programs, with several
  *            random streams: applies exactly to programs that are not small; the
- *            result is small (at most hz_size.stmts statements and
- *            hz_size.between mutations; at most hz_size.classes classes unless
+ *            result is small (at most hz_size.edit's statements and
+ *            mutations; at most its classes unless
  *            one argument's class needs more bases); it is a canonical program
  *            (encode/decode round trip); its statements are some of the
  *            original's in order, and each one whose argument kept its class (members
  *            dropped, none changed) reads the same member (kind, variant, value)
- *            with the same access pattern; classes keep at most hz_size.members
+ *            with the same access pattern; classes keep at most hz_size.edit.members
  *            members besides those something names or that act class-wide;
  *            (under HZ_SIZE_SMALL's limits);
  *   bytes    hz_mutate_bytes over the bytes seeds: under the default (the test checks
- *            it is HZ_SIZE_TINY_EDITS) most outputs of large inputs are small and
+ *            it is HZ_SIZE_DEFAULT) most outputs of large inputs are small and
  *            their emitted programs have under 0.6 times the lines of their inputs;
  *            under HZ_SIZE_OFF few are, so the dimension is what does it; fresh
- *            programs keep the generator's sizes under the default;
+ *            programs (hz_fresh_bytes) are cut to one class with its bases and keep
+ *            more statements than a cut edit;
  *   tiny     under HZ_SIZE_TINY: the focus checks above against its limits (one
  *            class and its bases, three statements), every fresh program
  *            (hz_fresh_bytes) is cut to that shape, and mutations of the large seeds
@@ -139,13 +140,13 @@ static bool match_from(const HzProgram *orig, const HzLayout *lo, const HzProgra
 
 static long nfocused, nsmall_skipped, nstmts_checked;
 
-/* A cut program: within hz_size's statements and mutations, and within its classes
+/* A cut program: within lim's statements and mutations, and within its classes
  * unless one argument's class needs all of them (its bases). */
-static void check_cut_shape(const HzProgram *p)
+static void check_cut_shape(const HzProgram *p, const HzSizeLimits *lim)
 {
-    CHECK(p->nstmts >= 1 && p->nstmts <= hz_size.stmts, "%d statements", p->nstmts);
-    CHECK(p->nbetween <= hz_size.between, "%d mutations", p->nbetween);
-    if (p->nclasses > hz_size.classes) {
+    CHECK(p->nstmts >= 1 && p->nstmts <= lim->stmts, "%d statements", p->nstmts);
+    CHECK(p->nbetween <= lim->between, "%d mutations", p->nbetween);
+    if (p->nclasses > lim->classes) {
         bool one_needs_all = false;
         for (int a = 0; a < p->nargs; a++)
             one_needs_all |= closure(p, p->arg_class[a]) == (1u << p->nclasses) - 1;
@@ -167,7 +168,7 @@ static void check_focus(const HzProgram *orig, uint64_t seed, const char *what)
         return;
     }
     nfocused++;
-    check_cut_shape(p);
+    check_cut_shape(p, &hz_size.edit);
     uint8_t *enc = NULL;
     size_t n = 0;
     CHECK(hz_encode(p, &enc, &n) == 0, "encode failed");
@@ -224,22 +225,26 @@ static int test_focus_small(Seed *seeds, int n)
     return rc;
 }
 
-/* How many of 3,000 draws of hz_fresh_bytes gave a program, and how many of those are
- * not small (the generator's sizes kept). */
-static void fresh_sizes(const Seed *s, long *fresh, long *large, long *stmts)
+/* Over 3,000 draws of hz_fresh_bytes under hz_size: how many gave a program, and
+ * their statements and classes in all; each checked against lim when given. */
+static void fresh_sizes(const Seed *s, const HzSizeLimits *lim, long *fresh, long *stmts,
+                        long *classes)
 {
     uint8_t out[4096];
-    *fresh = *large = *stmts = 0;
+    *fresh = *stmts = *classes = 0;
     for (uint64_t k = 0; k < 3000; k++) {
         size_t m = hz_fresh_bytes(s->data, s->size, out, sizeof out, k);
         if (m == 0)
             continue;
         HzProgram *q = hz_decode(out, m);
+        if (lim != NULL)
+            check_cut_shape(q, lim);
         (*fresh)++;
-        *large += !hz_program_is_small(q);
         *stmts += q->nstmts;
+        *classes += q->nclasses;
         hz_program_free(q);
     }
+    CHECK(*fresh > 500, "only %ld fresh programs in 3,000 draws", *fresh);
 }
 
 static size_t lines_of(const HzProgram *p)
@@ -306,23 +311,24 @@ static int test_bytes(Seed *seeds, int n)
 {
     long on, off;
     double in_on, out_on, in_off, out_off;
-    HzSizeDimension want = HZ_SIZE_TINY_EDITS, none = HZ_SIZE_OFF, dflt = hz_size;
-    CHECK(memcmp(&dflt, &want, sizeof dflt) == 0, "the default is not HZ_SIZE_TINY_EDITS");
+    HzSizeDimension want = HZ_SIZE_DEFAULT, none = HZ_SIZE_OFF, dflt = hz_size;
+    CHECK(memcmp(&dflt, &want, sizeof dflt) == 0, "the default is not HZ_SIZE_DEFAULT");
     mutate_seeds(seeds, n, &on, &in_on, &out_on);
-    long fresh, large, fstmts;
-    fresh_sizes(&seeds[0], &fresh, &large, &fstmts);
+    long fresh, fstmts, fclasses, whole, wstmts, wclasses;
+    fresh_sizes(&seeds[0], &dflt.fresh, &fresh, &fstmts, &fclasses);
     hz_size = none;
     mutate_seeds(seeds, n, &off, &in_off, &out_off);
+    fresh_sizes(&seeds[0], NULL, &whole, &wstmts, &wclasses);
     hz_size = dflt;
+    double fs = (double)fstmts / (double)fresh, fc = (double)fclasses / (double)fresh;
+    double wc = (double)wclasses / (double)whole;
     printf("mutations of the large seeds: %ld.%ld%% small, %.0f lines -> %.0f (the default, "
-           "HZ_SIZE_TINY_EDITS); %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_OFF); %ld fresh "
-           "programs, %ld not small, %.1f statements on average (the default)\n",
-           on / 10, on % 10, in_on, out_on, off / 10, off % 10, in_off, out_off, fresh, large,
-           fresh ? (double)fstmts / (double)fresh : 0.0);
-    /* Cut, they would hold at most dflt.stmts statements (2.4 on average here). */
-    CHECK(fresh > 500 && fstmts > 2 * (long)dflt.stmts * fresh,
-          "%ld fresh programs, %.1f statements on average: the default cut them", fresh,
-          fresh ? (double)fstmts / (double)fresh : 0.0);
+           "HZ_SIZE_DEFAULT); %ld.%ld%% small, %.0f lines -> %.0f (HZ_SIZE_OFF); fresh "
+           "programs: %.2f classes, %.1f statements on average (%.2f classes, %.1f "
+           "statements whole)\n", on / 10, on % 10, in_on, out_on, off / 10, off % 10, in_off,
+           out_off, fc, fs, wc, (double)wstmts / (double)whole);
+    CHECK(fc < 0.8 * wc, "fresh programs keep %.2f of %.2f classes: not cut", fc, wc);
+    CHECK(fs > 2.0 * dflt.edit.stmts, "fresh programs keep %.1f statements: cut like edits", fs);
     /* Not all: a cut keeps the bases of its classes, which can exceed one class. */
     CHECK(on >= 500, "only %ld per mille of the outputs are small", on);
     CHECK(out_on < 0.6 * in_on, "outputs %.0f lines, inputs %.0f", out_on, in_on);
@@ -343,23 +349,12 @@ static int test_tiny(Seed *seeds, int n)
     test_focus(seeds, n, 50);
     mutate_seeds(seeds, n, &on_tiny, &in_tiny, &out_tiny);
     /* Fresh programs: generated at full size, then cut like an edit. */
-    long fresh = 0, fresh_stmts = 0;
-    uint8_t out[4096];
-    for (uint64_t k = 0; k < 3000; k++) {
-        size_t m = hz_fresh_bytes(seeds[0].data, seeds[0].size, out, sizeof out, k);
-        if (m == 0)
-            continue;
-        HzProgram *q = hz_decode(out, m);
-        check_cut_shape(q);
-        fresh++;
-        fresh_stmts += q->nstmts;
-        hz_program_free(q);
-    }
+    long fresh, fresh_stmts, fresh_classes;
+    fresh_sizes(&seeds[0], &tiny.fresh, &fresh, &fresh_stmts, &fresh_classes);
     hz_size = dflt;
     printf("HZ_SIZE_TINY: mutations of the large seeds %.0f lines -> %.0f (HZ_SIZE_SMALL: "
            "%.0f); %ld fresh programs, %.2f statements on average, all cut\n", in_tiny,
            out_tiny, out_small, fresh, fresh ? (double)fresh_stmts / (double)fresh : 0.0);
-    CHECK(fresh > 500, "only %ld fresh programs in 3,000 draws", fresh);
     CHECK(out_tiny < 0.7 * out_small, "tiny mutations %.0f lines, small ones %.0f", out_tiny,
           out_small);
     return 0;
