@@ -159,9 +159,10 @@ def fuzz_rates(fast, tmp, tf_dir, count, loop):
     fuzzer = os.path.join(fast, "tf_fuzz")
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty, exist_ok=True)
-    rates = {}
+    rates, startup = {}, {}
     for target in ("builtin", "identity"):
         base, _ = throughput.run_fuzzer(fuzzer, target, ["-runs=0", empty])
+        startup[target] = base
         cpu, _ = throughput.run_fuzzer(fuzzer, target, ["-runs=0", tf_dir])
         rates["programs-" + target] = count / max(cpu - base, 1e-9)
         work = os.path.join(tmp, "loop-" + target)
@@ -178,8 +179,7 @@ def fuzz_rates(fast, tmp, tf_dir, count, loop):
     cpu, _ = throughput.run_fuzzer(fuzzer, "builtin", [
         "-runs=%d" % loop, "-seed=1", "-dict=" + os.path.join(ROOT, "corpus", "tracefuzz.dict"),
         work, os.path.join(ROOT, "corpus", "seed")], {"TRACEFUZZ_SMALL": "tiny"})
-    base, _ = throughput.run_fuzzer(fuzzer, "builtin", ["-runs=0", empty])
-    rates["loop-tiny"] = loop / max(cpu - base, 1e-9)
+    rates["loop-tiny"] = loop / max(cpu - startup["builtin"], 1e-9)
     rates["corpus-tiny"] = len(os.listdir(work))
     return rates
 

@@ -178,11 +178,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *budget = getenv("TRACEFUZZ_SIZE_BUDGET");
     size_budget = budget != NULL && *budget ? strtoul(budget, NULL, 10) : HZ_SIZE_BUDGET;
     const char *small = getenv("TRACEFUZZ_SMALL");
-    if (small != NULL && *small && strcmp(small, "1") != 0) {
+    if (small != NULL && *small) {
         static const struct {
             const char *name;
             HzSizeDimension size;
-        } presets[] = {{"0", HZ_SIZE_OFF}, {"small", HZ_SIZE_SMALL}, {"tiny", HZ_SIZE_TINY}};
+        } presets[] = {{"0", HZ_SIZE_OFF}, {"small", HZ_SIZE_SMALL}, {"1", HZ_SIZE_DEFAULT},
+                       {"tiny", HZ_SIZE_TINY}};
         size_t i = 0;
         while (i < sizeof presets / sizeof presets[0] && strcmp(small, presets[i].name) != 0)
             i++;

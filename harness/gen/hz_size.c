@@ -433,9 +433,8 @@ void hz_size_apply_fresh(HzProgram *p, HzRng *r)
 {
     if (hz_size.fresh_keep_large == 0)
         return;
-    /* p is its own original: no statement is new, the cut centres on a random one. */
-    HzProgram *orig = hz_program_clone(p);
-    size_apply_within(p, orig, hz_size.fresh_keep_large, r, &hz_size.fresh);
-    hz_program_free(orig);
+    /* p is its own original (read before p is cut): no statement is new, so the cut
+     * centres on a random one. */
+    size_apply_within(p, p, hz_size.fresh_keep_large, r, &hz_size.fresh);
 }
 

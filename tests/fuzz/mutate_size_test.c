@@ -354,7 +354,7 @@ static int test_tiny(Seed *seeds, int n)
     hz_size = dflt;
     printf("HZ_SIZE_TINY: mutations of the large seeds %.0f lines -> %.0f (HZ_SIZE_SMALL: "
            "%.0f); %ld fresh programs, %.2f statements on average, all cut\n", in_tiny,
-           out_tiny, out_small, fresh, fresh ? (double)fresh_stmts / (double)fresh : 0.0);
+           out_tiny, out_small, fresh, (double)fresh_stmts / (double)fresh);
     CHECK(out_tiny < 0.7 * out_small, "tiny mutations %.0f lines, small ones %.0f", out_tiny,
           out_small);
     return 0;
