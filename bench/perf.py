@@ -1,7 +1,7 @@
 #!/usr/bin/python3.11
 """bench/perf.py: issue 14's one benchmark command, one table from one run.
 
-    /usr/bin/python3.11 bench/perf.py [--count N] [--loop-runs R] [--rss-execs E]
+    /usr/bin/python3.11 bench/perf.py [--count N] [--loop-runs R] [--pairs P] [--rss-execs E]
                                       [--repeat K] [--faultzoo SECONDS] [--json FILE]
                                       [--dev DIR] [--fuzz-build DIR]
 
@@ -9,16 +9,20 @@ Rows (every rate per CPU second of the process measured, user + sys, so per core
 whatever else the machine runs; every ratio from this same run):
 
   reference    compile + exec + make() + two calls of one fixed 30-line descriptor
-               program (REFERENCE below, never edited): programs/s. Divide any other
-               rate by it to compare machines.
+               program (REFERENCE below, never edited): programs/s, the mean of
+               rounds of 2,000 run before and after every fuzzing loop (Reference:
+               the machine's speed moves within seconds). Divide any other rate by
+               it to compare machines.
   raw          the same for the N generated programs of `tracefuzz gen --seed 7`
                (without their __main__ block, as tf_fuzz runs them): programs/s, and
                the share of it that is compile().
   fuzz         tf_fuzz (fuzz-fast build) over those N programs once (`-runs=0 DIR`) and
                its fuzzing loop (R runs from corpus/seed, -seed=1, the dictionary), on
-               `builtin` and `identity`: execs/s, start-up (CPython, target, libFuzzer)
-               measured with an empty corpus and subtracted (bench/throughput.py);
-               and builtin's loop again with TRACEFUZZ_SMALL=tiny (docs/PROGRAMS.md,
+               `builtin` (P times, each between two reference rounds, and each run's
+               rate divided by theirs: the median of those is the loop's ratio) and
+               `identity`: execs/s, start-up (CPython, target, libFuzzer) measured
+               with an empty corpus and subtracted (bench/throughput.py); and
+               builtin's loop again with TRACEFUZZ_SMALL=tiny (docs/PROGRAMS.md,
                "Program size": fresh programs cut too, a size the zoo does not allow).
   tracer       per program of bench/reuse_bench.py (descriptor set) and
                bench/attr_programs.py (attribute-heavy set): traced/eager and
@@ -111,22 +115,40 @@ def run_programs(codes, calls=2):
 
 
 def per_cpu_second(fn, n, rounds=3):
-    """n / the least CPU time of `rounds` runs of fn."""
-    best = None
+    """n per CPU second over `rounds` runs of fn (their mean, as Reference)."""
+    t0 = cpu_self()
     for _ in range(rounds):
-        t0 = cpu_self()
         fn()
-        dt = cpu_self() - t0
-        best = dt if best is None else min(best, dt)
-    return n / max(best, 1e-9)
+    return n * rounds / max(cpu_self() - t0, 1e-9)
 
 
-def reference_rate():
-    n = 2000
+class Reference:
+    """The reference measured in rounds spread over the whole bench run, one before
+    and one after every fuzzing loop. This machine's speed moves by up to 2x within
+    seconds (rounds of identical work took 0.36 to 0.68 CPU s, no page fault, load
+    0.2): a 1.5 CPU s loop averages over that, a 0.4 s round catches a fast or a slow
+    moment. So the reference is a mean over its rounds (all programs / all CPU
+    seconds), like every other rate here, and each loop is also compared with the
+    rounds just before and after it. The fastest round alone (what this bench
+    reported until session 14: the least CPU time of three rounds in a row) is kept
+    as best() to compare with older tables."""
+    N = 2000
 
-    def go():
-        run_programs([compile(REFERENCE, "<reference>", "exec") for _ in range(n)])
-    return per_cpu_second(go, n)
+    def __init__(self):
+        self.rounds = []   # (programs, CPU s)
+
+    def round(self):
+        """Runs one round; its rate."""
+        t0 = cpu_self()
+        run_programs([compile(REFERENCE, "<reference>", "exec") for _ in range(self.N)])
+        self.rounds.append((self.N, max(cpu_self() - t0, 1e-9)))
+        return self.N / self.rounds[-1][1]
+
+    def rate(self):
+        return sum(n for n, _ in self.rounds) / sum(t for _, t in self.rounds)
+
+    def best(self):
+        return max(n / t for n, t in self.rounds)
 
 
 def raw_rates(sources):
@@ -155,32 +177,47 @@ def ensure_builds(dev, fast):
     return dev, fast
 
 
-def fuzz_rates(fast, tmp, tf_dir, count, loop):
+def fuzz_rates(fast, tmp, tf_dir, count, loop, ref, pairs):
+    """The rates of tf_fuzz; a reference round (ref) before and after every fuzzing
+    loop. builtin's loop runs `pairs` times (the same trajectory: -seed=1): its rate
+    is over all of them, and each run is also divided by the mean of the reference
+    rounds on either side of it (rates["pairs"])."""
     fuzzer = os.path.join(fast, "tf_fuzz")
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty, exist_ok=True)
     rates, startup = {}, {}
+    flags = ["-seed=1", "-dict=" + os.path.join(ROOT, "corpus", "tracefuzz.dict")]
+
+    def one_loop(name, target, env=None):
+        """CPU seconds of one loop run from corpus/seed, start-up subtracted."""
+        work = os.path.join(tmp, name)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        cpu, _ = throughput.run_fuzzer(fuzzer, target, ["-runs=%d" % loop] + flags + [
+            work, os.path.join(ROOT, "corpus", "seed")], env)
+        rates["corpus-" + name] = len(os.listdir(work))
+        return max(cpu - startup[target], 1e-9)
+
     for target in ("builtin", "identity"):
         base, _ = throughput.run_fuzzer(fuzzer, target, ["-runs=0", empty])
         startup[target] = base
         cpu, _ = throughput.run_fuzzer(fuzzer, target, ["-runs=0", tf_dir])
         rates["programs-" + target] = count / max(cpu - base, 1e-9)
-        work = os.path.join(tmp, "loop-" + target)
-        os.makedirs(work)
-        cpu, err = throughput.run_fuzzer(fuzzer, target, [
-            "-runs=%d" % loop, "-seed=1", "-dict=" + os.path.join(ROOT, "corpus", "tracefuzz.dict"),
-            work, os.path.join(ROOT, "corpus", "seed")])
-        rates["loop-" + target] = loop / max(cpu - base, 1e-9)
-        rates["corpus-" + target] = len(os.listdir(work))
+    before = ref.round()
+    total, rates["pairs"] = 0.0, []
+    for _ in range(pairs):
+        cpu = one_loop("builtin", "builtin")
+        total += cpu
+        after = ref.round()
+        rates["pairs"].append((loop / cpu, (before + after) / 2))
+        before = after
+    rates["loop-builtin"] = loop * pairs / total
+    rates["loop-identity"] = loop / one_loop("identity", "identity")
+    ref.round()
     # The same loop with tiny programs (docs/PROGRAMS.md, "Program size"): what the
     # rate would be at the size the zoo does not allow, measured beside the default.
-    work = os.path.join(tmp, "loop-tiny")
-    os.makedirs(work)
-    cpu, _ = throughput.run_fuzzer(fuzzer, "builtin", [
-        "-runs=%d" % loop, "-seed=1", "-dict=" + os.path.join(ROOT, "corpus", "tracefuzz.dict"),
-        work, os.path.join(ROOT, "corpus", "seed")], {"TRACEFUZZ_SMALL": "tiny"})
-    rates["loop-tiny"] = loop / max(cpu - startup["builtin"], 1e-9)
-    rates["corpus-tiny"] = len(os.listdir(work))
+    rates["loop-tiny"] = loop / one_loop("tiny", "builtin", {"TRACEFUZZ_SMALL": "tiny"})
+    ref.round()
     return rates
 
 
@@ -228,6 +265,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--count", type=int, default=200, help="generated programs (seed 7)")
     ap.add_argument("--loop-runs", type=int, default=2000, help="fuzzing-loop runs per target")
+    ap.add_argument("--pairs", type=int, default=3,
+                    help="builtin loop runs, each between two reference rounds")
     ap.add_argument("--rss-execs", type=int, default=20000,
                     help="execs of the RSS run (scaled to 100,000 when fewer)")
     ap.add_argument("--repeat", type=int, default=200, help="calls per tracer median")
@@ -257,10 +296,16 @@ def main():
             sources.append(src[:cut + 1] if cut >= 0 else src)
         lines = sum(s.count("\n") for s in sources) / len(sources)
 
-        fig["reference"] = reference_rate()
+        reference = Reference()
+        reference.round()
         fig["raw"], compile_rate = raw_rates(sources)
         fig["raw_compile_share"] = fig["raw"] / compile_rate
-        fig.update(fuzz_rates(fast, tmp, tf_dir, opts.count, opts.loop_runs))
+        reference.round()
+        fig.update(fuzz_rates(fast, tmp, tf_dir, opts.count, opts.loop_runs, reference,
+                              opts.pairs))
+        fig["reference"] = reference.rate()
+        fig["reference_best"] = reference.best()
+        fig["reference_rounds"] = [n / t for n, t in reference.rounds]
         fig["tracer"] = tracer_rows(dev, opts.repeat)
         series = rss_growth(fast, tmp, opts.rss_execs)
         (e0, r0), (e1, r1) = series[0], series[-1]
@@ -290,16 +335,26 @@ def main():
         def row(what, v, unit, ratio=True):
             out.append(f"| {what} | {v:,.0f} | {unit} | {v / ref:.3f} |" if ratio
                        else f"| {what} | {v} | {unit} | |")
-        row("reference: fixed 30-line descriptor program, compile + exec + 2 calls", ref,
-            "programs/CPU s")
+        rounds = ", ".join(f"{r:,.0f}" for r in fig["reference_rounds"])
+        row(f"reference: fixed 30-line descriptor program, compile + exec + 2 calls; the "
+            f"mean of {len(fig['reference_rounds'])} rounds ({rounds})", ref, "programs/CPU s")
         row("raw CPython: the generated programs, compile + exec + 2 calls", fig["raw"],
             "programs/CPU s")
         row("raw CPython: of which compile", f"{100 * fig['raw_compile_share']:.0f}", "%", False)
         for t in ("builtin", "identity"):
             row(f"tf_fuzz {t}: the same programs once", fig["programs-" + t], "execs/CPU s")
         for t in ("builtin", "identity"):
-            row(f"tf_fuzz {t}: fuzzing loop ({fig['corpus-' + t]} inputs added)",
+            runs = f"{opts.pairs} runs, " if t == "builtin" else ""
+            row(f"tf_fuzz {t}: fuzzing loop ({runs}{fig['corpus-' + t]} inputs added)",
                 fig["loop-" + t], "execs/CPU s")
+        pair_ratios = [l / r for l, r in fig["pairs"]]
+        fig["pair_ratio_median"] = statistics.median(pair_ratios)
+        row("tf_fuzz builtin: each loop run / the mean of the reference rounds either side "
+            "of it: " + ", ".join(f"{x:.3f}" for x in pair_ratios) + " (median)",
+            f"{fig['pair_ratio_median']:.3f}", "ratio", False)
+        row("tf_fuzz builtin: fuzzing loop / the fastest reference round (this table's "
+            "ratio until session 14)", f"{fig['loop-builtin'] / fig['reference_best']:.3f}",
+            "ratio", False)
         row(f"tf_fuzz builtin: fuzzing loop, TRACEFUZZ_SMALL=tiny ({fig['corpus-tiny']} inputs "
             "added; fresh programs cut too: not the default, a zoo fault found later)",
             fig["loop-tiny"], "execs/CPU s")
