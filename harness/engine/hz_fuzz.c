@@ -139,6 +139,9 @@ static void print_counts(void)
     fprintf(stderr, "tracefuzz fuzz target: %lu inputs, %lu reused compiled code, "
             "%lu of %lu pieces reused, %lu invalid, %lu nondeterministic\n", ninputs,
             cs.source_hits, cs.piece_hits, cs.pieces, ninvalid, nnondet);
+    if (!hz_asm_timings())
+        fprintf(stderr, "tracefuzz fuzz target: the CPU seconds below are not measured "
+                "(TRACEFUZZ_TIMINGS=1 measures them)\n");
     fprintf(stderr, "tracefuzz fuzz target: assembler: %lu statement wrappers compiled in "
             "%.3f CPU s\n", cs.assembler.wrappers, cs.assembler.cpu_wrappers);
     fprintf(stderr, "tracefuzz fuzz target: %lu of %lu def pieces assembled, %lu compiled "

@@ -41,13 +41,18 @@ typedef struct {
     unsigned long recompiles;  /* statements compiled again: their extras were guessed wrong */
     unsigned long whole;       /* pieces compiled whole (too much to compile apart) */
     unsigned long cut_out;     /* statement blocks cut out of those compiles */
-    /* CPU seconds in hz_assemble_piece: pieces assembled, compiled whole here, refused */
+    /* CPU seconds in hz_assemble_piece: pieces assembled, compiled whole here, refused
+     * (these and the templates' are measured only when hz_asm_timings()) */
     double cpu_assembled, cpu_whole, cpu_refused;
     double cpu_whole_compile, cpu_cut_out;   /* of cpu_whole: the compile, the cutting out */
     double cpu_wrappers;       /* compiling statement wrappers (in cpu_assembled) */
     unsigned long wrappers;    /* statement wrappers compiled */
     unsigned long instances;   /* templated: blocks instantiated from a statement template */
 } HzAssembleStats;
+
+/* Whether the compile route's CPU seconds are measured: TRACEFUZZ_TIMINGS=1 (a
+ * thread's CPU clock is a system call; read ~7 times an input it cost ~1%). */
+bool hz_asm_timings(void);
 
 /* Never returns NULL (aborts on out-of-memory). */
 HzAssembler *hz_assembler_new(void);

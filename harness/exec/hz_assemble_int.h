@@ -203,7 +203,7 @@ Slot *hz_asm_slot_put(HzAssembler *a, const char *key, size_t len, uint64_t h);
  * does not compile, with one on out-of-memory. */
 PyObject *hz_asm_cached_compile(HzAssembler *a, const char *key, size_t len, const char *src,
                                 int pad, const char *filename, bool function);
-double hz_asm_cpu_now(void);   /* this thread's CPU seconds */
+double hz_asm_cpu_now(void);   /* this thread's CPU seconds; 0 unless hz_asm_timings() */
 
 /* A piece being assembled: its text, cut, file and parameters. */
 typedef struct {

@@ -344,13 +344,10 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
                     PyErr_Clear();   /* out of memory there: the compile may still do */
             }
             if (code == NULL) {
-                struct timespec t0, t1;
-                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+                double t0 = hz_asm_cpu_now();
                 code = compile_piece(source, start, end, line, filename);
-                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
                 if (def)
-                    c->stats.cpu_def_compile += (double)(t1.tv_sec - t0.tv_sec) +
-                                                (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+                    c->stats.cpu_def_compile += hz_asm_cpu_now() - t0;
             }
             if (code == NULL) {   /* not cuttable here, or not Python at all */
                 Py_DECREF(tuple);
