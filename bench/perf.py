@@ -1,7 +1,8 @@
 #!/usr/bin/python3.11
 """bench/perf.py: issue 14's one benchmark command, one table from one run.
 
-    /usr/bin/python3.11 bench/perf.py [--count N] [--loop-runs R] [--pairs P] [--rss-execs E]
+    /usr/bin/python3.11 bench/perf.py [--count N] [--loop-runs R] [--pairs P] [--fuzz-time T]
+                                      [--rss-execs E]
                                       [--repeat K] [--faultzoo SECONDS] [--json FILE]
                                       [--dev DIR] [--fuzz-build DIR]
 
@@ -24,6 +25,10 @@ whatever else the machine runs; every ratio from this same run):
                with an empty corpus and subtracted (bench/throughput.py); and
                builtin's loop again with TRACEFUZZ_SMALL=tiny (docs/PROGRAMS.md,
                "Program size": fresh programs cut too, a size the zoo does not allow).
+  fuzz cmd     `tracefuzz fuzz --target builtin --jobs 1 --time T` (default 30 s; the
+               command the acceptance names, seeds included, past its warm-up): its
+               execs per CPU second of tracefuzz and its engine, divided by the mean
+               of the reference rounds before and after it.
   tracer       per program of bench/reuse_bench.py (descriptor set) and
                bench/attr_programs.py (attribute-heavy set): traced/eager and
                replayed/eager (median CPU time of K calls each), traced with 200 older jit
@@ -56,6 +61,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import throughput  # noqa: E402  (run_fuzzer, MAIN_BLOCK: reused, not copied)
+import jobs_scaling  # noqa: E402  (fuzz_once: one `tracefuzz fuzz` and its summary)
 
 # The machine-speed reference: fixed forever (a change makes old tables incomparable).
 REFERENCE = '''LOG = []
@@ -149,6 +155,18 @@ class Reference:
 
     def best(self):
         return max(n / t for n, t in self.rounds)
+
+
+def embedded_reference(dev, rounds=3):
+    """The reference's rate (mean of `rounds` rounds) in tfpython, which embeds the
+    shared libpython as tf_fuzz does."""
+    code = ("import sys; sys.path.insert(0, %r); import perf; r = perf.Reference(); "
+            "[r.round() for _ in range(%d)]; print(r.rate())" % (os.path.join(ROOT, "bench"), rounds))
+    p = subprocess.run([os.path.join(dev, "tfpython"), "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, TRACEFUZZ_FAULTS=""))
+    if p.returncode != 0:
+        sys.exit("bench/perf: the reference in tfpython failed:\n" + p.stderr[-2000:])
+    return float(p.stdout.split()[-1])
 
 
 def raw_rates(sources):
@@ -267,6 +285,8 @@ def main():
     ap.add_argument("--loop-runs", type=int, default=2000, help="fuzzing-loop runs per target")
     ap.add_argument("--pairs", type=int, default=3,
                     help="builtin loop runs, each between two reference rounds")
+    ap.add_argument("--fuzz-time", type=int, default=30,
+                    help="seconds of `tracefuzz fuzz --target builtin` (0: skip that row)")
     ap.add_argument("--rss-execs", type=int, default=20000,
                     help="execs of the RSS run (scaled to 100,000 when fewer)")
     ap.add_argument("--repeat", type=int, default=200, help="calls per tracer median")
@@ -303,6 +323,21 @@ def main():
         reference.round()
         fig.update(fuzz_rates(fast, tmp, tf_dir, opts.count, opts.loop_runs, reference,
                               opts.pairs))
+        if opts.fuzz_time > 0:
+            # the command itself for a while: what a fuzzing run sustains once the
+            # seeds, cold caches and the first storm of new inputs are behind it
+            n, t = reference.rounds[-1]   # fuzz_rates ends with a round
+            before = n / t
+            execs, _, cpu, _, _ = jobs_scaling.fuzz_once(
+                os.path.join(fast, "tracefuzz"), "builtin", 1, opts.fuzz_time, 1,
+                os.path.join(tmp, "fuzzcmd"))
+            after = reference.round()
+            fig["fuzz_cmd"] = (execs, cpu, execs / cpu, (before + after) / 2)
+        # The same reference in the fuzzer's own interpreter: tf_fuzz and tfpython embed
+        # the shared libpython3.11.so, while /usr/bin/python3.11 is linked statically
+        # (and built with LTO): what part of the gap is the interpreter's build.
+        fig["reference_embedded"] = embedded_reference(dev)
+        reference.round()
         fig["reference"] = reference.rate()
         fig["reference_best"] = reference.best()
         fig["reference_rounds"] = [n / t for n, t in reference.rounds]
@@ -338,6 +373,9 @@ def main():
         rounds = ", ".join(f"{r:,.0f}" for r in fig["reference_rounds"])
         row(f"reference: fixed 30-line descriptor program, compile + exec + 2 calls; the "
             f"mean of {len(fig['reference_rounds'])} rounds ({rounds})", ref, "programs/CPU s")
+        row("the same reference in tfpython (the fuzzer's embedded libpython3.11.so; "
+            "/usr/bin/python3.11 is statically linked)", fig["reference_embedded"],
+            "programs/CPU s")
         row("raw CPython: the generated programs, compile + exec + 2 calls", fig["raw"],
             "programs/CPU s")
         row("raw CPython: of which compile", f"{100 * fig['raw_compile_share']:.0f}", "%", False)
@@ -352,6 +390,12 @@ def main():
         row("tf_fuzz builtin: each loop run / the mean of the reference rounds either side "
             "of it: " + ", ".join(f"{x:.3f}" for x in pair_ratios) + " (median)",
             f"{fig['pair_ratio_median']:.3f}", "ratio", False)
+        if "fuzz_cmd" in fig:
+            execs, cpu, rate, around = fig["fuzz_cmd"]
+            fig["fuzz_cmd_ratio"] = rate / around
+            row(f"tracefuzz fuzz --target builtin --time {opts.fuzz_time} --jobs 1: {execs:,} "
+                f"execs in {cpu:.1f} CPU s (tracefuzz and its engine); / the reference rounds "
+                f"either side of it ({around:,.0f}): {rate / around:.3f}", rate, "execs/CPU s")
         row("tf_fuzz builtin: fuzzing loop / the fastest reference round (this table's "
             "ratio until session 14)", f"{fig['loop-builtin'] / fig['reference_best']:.3f}",
             "ratio", False)
