@@ -52,6 +52,7 @@ struct HzProtocol {
     PyObject *provenance_error;   /* owned: tfjit.ProvenanceError, or NULL */
     PyObject *limit_exceeded;     /* owned: tfjit.LimitExceeded, or NULL */
     unsigned long inputs;
+    unsigned long gc_every, gc_thaw_every;   /* hz_protocol_set_gc */
     PyObject *gc;                  /* owned: the gc module, or NULL */
     HzCodeCache *code;             /* owned */
     bool fast;                     /* hz_protocol_set_fast */
@@ -210,6 +211,8 @@ HzProtocol *hz_protocol_new(const HzTarget *target)
     p->provenance_error = tfjit_exception("ProvenanceError");
     p->limit_exceeded = tfjit_exception("LimitExceeded");
     p->code = hz_codecache_new();
+    p->gc_every = HZ_GC_EVERY;
+    p->gc_thaw_every = HZ_GC_THAW_EVERY;
     p->gc = PyImport_ImportModule("gc");
     if (p->gc == NULL)
         PyErr_Clear();   /* then the heap is never frozen: slower, not wrong */
@@ -589,6 +592,12 @@ void hz_protocol_set_fast(HzProtocol *p, bool fast)
     p->fast = fast;
 }
 
+void hz_protocol_set_gc(HzProtocol *p, unsigned long every, unsigned long thaw_every)
+{
+    p->gc_every = every > 0 ? every : 1;
+    p->gc_thaw_every = thaw_every;
+}
+
 /* The protocol of one input. Full: eager 1, eager 2, target, then the verdict of the
  * three. Fast (no hooks): eager 1 and the target only, decided as if eager 2 had
  * seen what eager 1 saw. That verdict stands when it is OK (whatever eager 2 would
@@ -727,13 +736,14 @@ HZ_NO_COVERAGE static void gc_call(HzProtocol *p, const char *method)
  * the loop's CPU time by its 30,000th input (a full collection then took 23 ms).
  * Frozen objects are still freed by their reference counts; a cycle that becomes
  * garbage while frozen waits for the thaw every HZ_GC_THAW_EVERY inputs, when one
- * collection goes over the whole heap again. Which input a collection falls on
+ * collection goes over the whole heap again (tests/cli/hz_protocol_test.c, gc_freeze).
+ * Which input a collection falls on
  * depends on how many ran before: out of coverage, like the code cache. */
 HZ_NO_COVERAGE static void periodic_collect(HzProtocol *p)
 {
-    if (++p->inputs % HZ_GC_EVERY != 0)
+    if (++p->inputs % p->gc_every != 0)
         return;
-    if (p->inputs % HZ_GC_THAW_EVERY == 0)
+    if (p->gc_thaw_every > 0 && p->inputs % p->gc_thaw_every == 0)
         gc_call(p, "unfreeze");
     PyGC_Collect();
     gc_call(p, "freeze");

@@ -77,6 +77,11 @@ HzCodeCacheStats hz_protocol_code_stats(const HzProtocol *p);
  * without hooks only. Off by default. */
 void hz_protocol_set_fast(HzProtocol *p, bool fast);
 
+/* Every `every` inputs (default 100) a full collection, then gc.freeze() of what
+ * survives it; every `thaw_every` inputs (default 10,000; a multiple of every) the
+ * frozen objects are thawed first (hz_protocol.c, periodic_collect). For tests. */
+void hz_protocol_set_gc(HzProtocol *p, unsigned long every, unsigned long thaw_every);
+
 /* The fixed module name programs run under (classes get it as __module__). */
 #define HZ_PROGRAM_MODULE "tfprog"
 

@@ -1,6 +1,7 @@
 /* hz_protocol_test.c: the run protocol in-process (as the fuzz entry points use it):
- * verdicts for a few targets, and no references leaked per input (the allocated
- * block count stays flat over hundreds of runs). One case per argv[1]. */
+ * verdicts for a few targets, no references leaked per input (the allocated
+ * block count stays flat over hundreds of runs), the periodic collection's freeze.
+ * One case per argv[1]. */
 #include "hz_embed.h"
 #include "hz_protocol.h"
 #include "hz_target.h"
@@ -213,14 +214,80 @@ static int test_fast(const char *srcdir)
     return bad;
 }
 
+/* An int from evaluating expr in __main__, or -1 (message printed). */
+static long eval_long(const char *expr)
+{
+    PyObject *main = PyImport_AddModule("__main__");   /* borrowed */
+    PyObject *g = main ? PyModule_GetDict(main) : NULL;   /* borrowed */
+    PyObject *r = g ? PyRun_String(expr, Py_eval_input, g, g) : NULL;
+    long v = r != NULL ? PyLong_AsLong(r) : -1;
+    Py_XDECREF(r);
+    if (PyErr_Occurred()) {
+        PyErr_Print();
+        return -1;
+    }
+    return v;
+}
+
+/* Runs n inputs of the motivating program; 0, or 1 (message printed). */
+static int run_inputs(HzProtocol *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (expect_verdict(p, motivating, "<tfprog>", OR_OK))
+            return 1;
+    return 0;
+}
+
+/* The periodic collection freezes what survives it (hz_protocol.c, periodic_collect):
+ * right after it nothing alive is left for later collections to traverse; a cycle
+ * that becomes garbage while frozen stays until the thaw, and the thaw's collection
+ * frees it. Collections every 10 inputs, a thaw every 50 here. */
+static int test_gc_freeze(void)
+{
+    HzTarget t;
+    if (setup("identity", NULL, &t) < 0)
+        return 1;
+    HzProtocol *p = hz_protocol_new(&t);
+    hz_protocol_set_gc(p, 10, 50);
+    if (PyRun_SimpleString("import gc, sys, weakref\n"
+                           "class Cycle: pass\n"
+                           "c = Cycle(); c.me = c; ref = weakref.ref(c); del c\n"
+                           "sys.tf_keep = ref()\n") != 0 ||
+        run_inputs(p, 10))
+        return 1;
+    long frozen = eval_long("gc.get_freeze_count()"), loose = eval_long("len(gc.get_objects())");
+    printf("after 10 inputs: %ld objects frozen, %ld tracked outside\n", frozen, loose);
+    if (frozen < 1000 || loose < 0 || loose > 50) {
+        fprintf(stderr, "the collection after input 10 did not freeze the survivors\n");
+        return 1;
+    }
+    if (PyRun_SimpleString("del sys.tf_keep\n") != 0 || run_inputs(p, 30))
+        return 1;
+    long kept = eval_long("ref() is not None");
+    if (kept != 1) {
+        fprintf(stderr, "a frozen cycle was collected before the thaw (%ld)\n", kept);
+        return 1;
+    }
+    if (run_inputs(p, 10))
+        return 1;
+    long after = eval_long("ref() is not None");
+    printf("the dropped cycle: alive after 40 inputs, %s after the thaw at 50\n",
+           after == 0 ? "freed" : "still alive");
+    hz_protocol_free(p);
+    hz_target_clear(&t);
+    return after == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "gc_freeze") == 0)
+        return test_gc_freeze();
     if (argc > 2 && strcmp(argv[1], "fast") == 0)
         return test_fast(argv[2]);
     if (argc > 1 && strcmp(argv[1], "no_leak") == 0)
         return test_no_leak();
     if (argc > 2 && strcmp(argv[1], "verdicts") == 0)
         return test_verdicts(argv[2]);
-    fprintf(stderr, "usage: hz_protocol_test no_leak | verdicts SRCDIR | fast SRCDIR\n");
+    fprintf(stderr, "usage: hz_protocol_test no_leak | gc_freeze | verdicts SRCDIR | fast SRCDIR\n");
     return 2;
 }
