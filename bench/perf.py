@@ -28,7 +28,7 @@ whatever else the machine runs; every ratio from this same run):
   fuzz cmd     `tracefuzz fuzz --target builtin --jobs 1 --time T` (default 30 s; the
                command the acceptance names, seeds included, past its warm-up): its
                execs per CPU second of tracefuzz and its engine, divided by the mean
-               of the reference rounds before and after it.
+               of four reference rounds before and four after it.
   tracer       per program of bench/reuse_bench.py (descriptor set) and
                bench/attr_programs.py (attribute-heavy set): traced/eager and
                replayed/eager (median CPU time of K calls each), traced with 200 older jit
@@ -126,6 +126,9 @@ def per_cpu_second(fn, n, rounds=3):
     for _ in range(rounds):
         fn()
     return n * rounds / max(cpu_self() - t0, 1e-9)
+
+
+FUZZ_CMD_ROUNDS = 4   # reference rounds before and after `tracefuzz fuzz`
 
 
 class Reference:
@@ -325,14 +328,19 @@ def main():
                               opts.pairs))
         if opts.fuzz_time > 0:
             # the command itself for a while: what a fuzzing run sustains once the
-            # seeds, cold caches and the first storm of new inputs are behind it
-            n, t = reference.rounds[-1]   # fuzz_rates ends with a round
-            before = n / t
+            # seeds, cold caches and the first storm of new inputs are behind it;
+            # compared with ROUNDS reference rounds on either side (two alone read
+            # 0.352-0.432 of the same rate: the machine's speed moves in seconds)
+            near = Reference()
+            for _ in range(FUZZ_CMD_ROUNDS):
+                near.round()
             execs, _, cpu, _, _ = jobs_scaling.fuzz_once(
                 os.path.join(fast, "tracefuzz"), "builtin", 1, opts.fuzz_time, 1,
                 os.path.join(tmp, "fuzzcmd"))
-            after = reference.round()
-            fig["fuzz_cmd"] = (execs, cpu, execs / cpu, (before + after) / 2)
+            for _ in range(FUZZ_CMD_ROUNDS):
+                near.round()
+            reference.rounds += near.rounds
+            fig["fuzz_cmd"] = (execs, cpu, execs / cpu, near.rate())
         # The same reference in the fuzzer's own interpreter: tf_fuzz and tfpython embed
         # the shared libpython3.11.so, while /usr/bin/python3.11 is linked statically
         # (and built with LTO): what part of the gap is the interpreter's build.
@@ -394,8 +402,9 @@ def main():
             execs, cpu, rate, around = fig["fuzz_cmd"]
             fig["fuzz_cmd_ratio"] = rate / around
             row(f"tracefuzz fuzz --target builtin --time {opts.fuzz_time} --jobs 1: {execs:,} "
-                f"execs in {cpu:.1f} CPU s (tracefuzz and its engine); / the reference rounds "
-                f"either side of it ({around:,.0f}): {rate / around:.3f}", rate, "execs/CPU s")
+                f"execs in {cpu:.1f} CPU s (tracefuzz and its engine); / the {FUZZ_CMD_ROUNDS} "
+                f"reference rounds on either side of it ({around:,.0f}): {rate / around:.3f}",
+                rate, "execs/CPU s")
         row("tf_fuzz builtin: fuzzing loop / the fastest reference round (this table's "
             "ratio until session 14)", f"{fig['loop-builtin'] / fig['reference_best']:.3f}",
             "ratio", False)
