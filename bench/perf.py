@@ -2,7 +2,7 @@
 """bench/perf.py: issue 14's one benchmark command, one table from one run.
 
     /usr/bin/python3.11 bench/perf.py [--count N] [--loop-runs R] [--pairs P] [--fuzz-time T]
-                                      [--rss-execs E]
+                                      [--fuzz-runs F] [--rss-execs E]
                                       [--repeat K] [--faultzoo SECONDS] [--json FILE]
                                       [--dev DIR] [--fuzz-build DIR]
 
@@ -25,10 +25,11 @@ whatever else the machine runs; every ratio from this same run):
                with an empty corpus and subtracted (bench/throughput.py); and
                builtin's loop again with TRACEFUZZ_SMALL=tiny (docs/PROGRAMS.md,
                "Program size": fresh programs cut too, a size the zoo does not allow).
-  fuzz cmd     `tracefuzz fuzz --target builtin --jobs 1 --time T` (default 30 s; the
-               command the acceptance names, seeds included, past its warm-up): its
-               execs per CPU second of tracefuzz and its engine, divided by the mean
-               of four reference rounds before and four after it.
+  fuzz cmd     `tracefuzz fuzz --target builtin --jobs 1 --time T --seed K` (default
+               30 s, K = 1..F, F = 3; the command the acceptance names, seeds included,
+               past its warm-up): its execs per CPU second of tracefuzz and its engine,
+               each run divided by the mean of four reference rounds before and four
+               after it; the median of those ratios.
   tracer       per program of bench/reuse_bench.py (descriptor set) and
                bench/attr_programs.py (attribute-heavy set): traced/eager and
                replayed/eager (median CPU time of K calls each), traced with 200 older jit
@@ -290,6 +291,8 @@ def main():
                     help="builtin loop runs, each between two reference rounds")
     ap.add_argument("--fuzz-time", type=int, default=30,
                     help="seconds of `tracefuzz fuzz --target builtin` (0: skip that row)")
+    ap.add_argument("--fuzz-runs", type=int, default=3,
+                    help="runs of it, seeds 1..N, each between reference rounds (median)")
     ap.add_argument("--rss-execs", type=int, default=20000,
                     help="execs of the RSS run (scaled to 100,000 when fewer)")
     ap.add_argument("--repeat", type=int, default=200, help="calls per tracer median")
@@ -326,21 +329,23 @@ def main():
         reference.round()
         fig.update(fuzz_rates(fast, tmp, tf_dir, opts.count, opts.loop_runs, reference,
                               opts.pairs))
-        if opts.fuzz_time > 0:
+        fig["fuzz_cmd"] = []
+        for k in range(opts.fuzz_runs if opts.fuzz_time > 0 else 0):
             # the command itself for a while: what a fuzzing run sustains once the
             # seeds, cold caches and the first storm of new inputs are behind it;
-            # compared with ROUNDS reference rounds on either side (two alone read
-            # 0.352-0.432 of the same rate: the machine's speed moves in seconds)
+            # compared with FUZZ_CMD_ROUNDS reference rounds on either side (two alone
+            # read 0.331-0.432 of such rates: the machine's speed moves in seconds).
+            # Each run with its own seed, on a fresh corpus.
             near = Reference()
             for _ in range(FUZZ_CMD_ROUNDS):
                 near.round()
             execs, _, cpu, _, _ = jobs_scaling.fuzz_once(
-                os.path.join(fast, "tracefuzz"), "builtin", 1, opts.fuzz_time, 1,
+                os.path.join(fast, "tracefuzz"), "builtin", 1, opts.fuzz_time, 1 + k,
                 os.path.join(tmp, "fuzzcmd"))
             for _ in range(FUZZ_CMD_ROUNDS):
                 near.round()
             reference.rounds += near.rounds
-            fig["fuzz_cmd"] = (execs, cpu, execs / cpu, near.rate())
+            fig["fuzz_cmd"].append((execs, cpu, execs / cpu, near.rate()))
         # The same reference in the fuzzer's own interpreter: tf_fuzz and tfpython embed
         # the shared libpython3.11.so, while /usr/bin/python3.11 is linked statically
         # (and built with LTO): what part of the gap is the interpreter's build.
@@ -398,13 +403,18 @@ def main():
         row("tf_fuzz builtin: each loop run / the mean of the reference rounds either side "
             "of it: " + ", ".join(f"{x:.3f}" for x in pair_ratios) + " (median)",
             f"{fig['pair_ratio_median']:.3f}", "ratio", False)
-        if "fuzz_cmd" in fig:
-            execs, cpu, rate, around = fig["fuzz_cmd"]
-            fig["fuzz_cmd_ratio"] = rate / around
-            row(f"tracefuzz fuzz --target builtin --time {opts.fuzz_time} --jobs 1: {execs:,} "
-                f"execs in {cpu:.1f} CPU s (tracefuzz and its engine); / the {FUZZ_CMD_ROUNDS} "
-                f"reference rounds on either side of it ({around:,.0f}): {rate / around:.3f}",
-                rate, "execs/CPU s")
+        if fig["fuzz_cmd"]:
+            runs = fig["fuzz_cmd"]
+            ratios = [rate / around for _, _, rate, around in runs]
+            fig["fuzz_cmd_ratio_median"] = statistics.median(ratios)
+            row(f"tracefuzz fuzz --target builtin --time {opts.fuzz_time} --jobs 1, {len(runs)} "
+                f"run(s) of seeds 1..{len(runs)}: "
+                + ", ".join(f"{e:,} execs in {c:.1f} CPU s" for e, c, _, _ in runs)
+                + " (tracefuzz and its engine)", statistics.median([r for _, _, r, _ in runs]),
+                "execs/CPU s (median)")
+            row(f"tracefuzz fuzz / the {FUZZ_CMD_ROUNDS} reference rounds on either side of each "
+                "run: " + ", ".join(f"{x:.3f}" for x in ratios) + " (median; the acceptance's "
+                "0.4x)", f"{fig['fuzz_cmd_ratio_median']:.3f}", "ratio", False)
         row("tf_fuzz builtin: fuzzing loop / the fastest reference round (this table's "
             "ratio until session 14)", f"{fig['loop-builtin'] / fig['reference_best']:.3f}",
             "ratio", False)
