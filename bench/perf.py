@@ -133,8 +133,9 @@ FUZZ_CMD_ROUNDS = 4   # reference rounds before and after `tracefuzz fuzz`
 
 
 class Reference:
-    """The reference measured in rounds spread over the whole bench run, one before
-    and one after every fuzzing loop. This machine's speed moves by up to 2x within
+    """The reference measured in rounds spread over the whole bench run: one before
+    and one after every fuzzing loop, FUZZ_CMD_ROUNDS before and after every run of
+    `tracefuzz fuzz`. This machine's speed moves by up to 2x within
     seconds (rounds of identical work took 0.36 to 0.68 CPU s, no page fault, load
     0.2): a 1.5 CPU s loop averages over that, a 0.4 s round catches a fast or a slow
     moment. So the reference is a mean over its rounds (all programs / all CPU

@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define HZ_SOURCE_SLOTS 64
 /* libFuzzer mutates inputs from all over its corpus, so pieces are reused long

@@ -388,6 +388,8 @@ static uint64_t stmt_meaning(const HzProgram *p, const HzLayout *lay, const HzSt
  * combinations coming. The default is HZ_SIZE_DEFAULT (hz_mutate.h, the presets). */
 HzSizeDimension hz_size = HZ_SIZE_DEFAULT;
 
+/* orig NULL: p has no original (a fresh program), so no statement or mutation is new
+ * and the cut centres on a random statement. */
 static void size_apply_within(HzProgram *p, const HzProgram *orig, unsigned keep_large,
                               HzRng *r, const HzSizeLimits *lim)
 {
@@ -397,6 +399,11 @@ static void size_apply_within(HzProgram *p, const HzProgram *orig, unsigned keep
             trim_members(p, r, 0, hz_size.trim_spare);
             hz_program_normalize(p);
         }
+        return;
+    }
+    if (orig == NULL) {
+        focus_within(p, hz_rng_below(r, p->nstmts), -1, r, lim);
+        hz_program_normalize(p);
         return;
     }
     HzLayout lo, lp;
@@ -433,8 +440,6 @@ void hz_size_apply_fresh(HzProgram *p, HzRng *r)
 {
     if (hz_size.fresh_keep_large == 0)
         return;
-    /* p is its own original (read before p is cut): no statement is new, so the cut
-     * centres on a random one. */
-    size_apply_within(p, p, hz_size.fresh_keep_large, r, &hz_size.fresh);
+    size_apply_within(p, NULL, hz_size.fresh_keep_large, r, &hz_size.fresh);
 }
 
