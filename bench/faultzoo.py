@@ -46,6 +46,10 @@ def parse_args():
     ap.add_argument("--time", type=float, default=300, help="fuzzing budget per fault, s")
     ap.add_argument("--count", type=int, default=20000, help="generated programs for the rate")
     ap.add_argument("--faults", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--python-targets", default="",
+                    help="comma-separated FILE.py:ATTR jit targets fuzzed instead of the "
+                         "builtin tracer's faults, each a row (e.g. the faulty toy JITs of "
+                         "tests/targets): the feedback that a JIT written in Python gets")
     ap.add_argument("--parallel", type=int, default=1, choices=(1, 2),
                     help="faults fuzzed at once (one core each)")
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "faultzoo"))
@@ -71,7 +75,15 @@ def known_faults(tfpython):
     return [f for f in out.stdout.strip().split(",") if f]
 
 
+def is_python_target(row):
+    """A --python-targets row: FILE.py:ATTR, fuzzed fault-free."""
+    return ".py:" in row
+
+
 def run_env(fault):
+    if is_python_target(fault):
+        return dict(os.environ, TRACEFUZZ_TARGET=os.path.abspath(fault), TRACEFUZZ_QUIET="1",
+                    TRACEFUZZ_FAULTS="")
     env = dict(os.environ, TRACEFUZZ_TARGET="builtin", TRACEFUZZ_QUIET="1",
                TRACEFUZZ_FAULTS="" if fault == NONE else fault)
     return env
@@ -79,8 +91,11 @@ def run_env(fault):
 
 def tracefuzz_run(tracefuzz, fault, paths):
     """Runs `tracefuzz run --quiet` on paths: (failed input paths, passed, failed)."""
-    cmd = [tracefuzz, "run", "--target", "builtin", "--quiet",
-           "--faults", "" if fault == NONE else fault] + paths
+    if is_python_target(fault):
+        cmd = [tracefuzz, "run", "--target", os.path.abspath(fault), "--quiet"] + paths
+    else:
+        cmd = [tracefuzz, "run", "--target", "builtin", "--quiet",
+               "--faults", "" if fault == NONE else fault] + paths
     p = subprocess.run(cmd, capture_output=True, text=True, env=run_env(fault))
     m = re.search(r"^(\d+) passed, (\d+) failed\s*$", p.stdout, re.M)
     if m is None:
@@ -180,7 +195,7 @@ def generated(tracefuzz, work, count):
 
 
 def one_fault(opts, tools, fault, gen_dir):
-    workdir = os.path.join(opts.work, fault.strip("()"))
+    workdir = os.path.join(opts.work, os.path.basename(fault).replace(":", "_").strip("()"))
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
     row = {"fault": fault}
@@ -271,7 +286,13 @@ def main():
                   "cmake --build --preset fuzz-fast)", file=sys.stderr)
             return 2
     faults = known_faults(tools["tfpython"])
-    if opts.faults:
+    if opts.python_targets:
+        faults = [t.strip() for t in opts.python_targets.split(",") if t.strip()]
+        missing = [t for t in faults if not os.path.exists(t.split(":")[0])]
+        if missing:
+            print(f"faultzoo: no such target file: {', '.join(missing)}", file=sys.stderr)
+            return 2
+    elif opts.faults:
         wanted = [f.strip() for f in opts.faults.split(",") if f.strip()]
         unknown = [f for f in wanted if f not in faults and f not in ("none", NONE)]
         if unknown:
