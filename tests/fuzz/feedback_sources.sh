@@ -10,7 +10,7 @@ fuzz=$1 decoder=$2 work=$3
 rm -rf "$work" && mkdir -p "$work/c1" "$work/c2"
 sources() {   # the instrumented source files in a target's coverage report
     "$1" -runs=0 -print_coverage=1 "$2" corpus/seed 2>&1 |
-        sed -n 's/^\(UN\)\{0,1\}COVERED_FUNC: .* \([A-Za-z0-9_]*\.c\):[0-9]*$/\2/p' | sort -u
+        sed -n 's/^\(UN\)\{0,1\}COVERED_FUNC: .*[ /]\([A-Za-z0-9_]*\.[ch]\):[0-9]*$/\2/p' | sort -u
 }
 TRACEFUZZ_FAULTS= sources "$fuzz" "$work/c1" >"$work/fuzz"
 sources "$decoder" "$work/c2" >"$work/decoder"
