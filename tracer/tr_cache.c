@@ -339,7 +339,7 @@ TR_HOT_INLINE int same_object(const CacheEntry *e, PyObject *obj, const TrProv *
     if (e->strong)
         return 1;   /* the entry kept it alive */
     if (e->obj_wr != NULL)
-        return PyWeakref_GET_OBJECT(e->obj_wr) == obj;
+        return tr_weakref_object(e->obj_wr) == obj;
     /* Not weakrefable: the entry keeps the object's record at the read alive, and
      * a record describes one value, so the caller's value carrying it is the
      * object read then. */
@@ -436,7 +436,7 @@ TR_NO_COVERAGE static PyObject *cache_weakref(TrCache *c, PyObject *obj)
 {
     size_t k = ((uintptr_t)obj >> 4) & (TR_CACHE_WR_KEEP - 1);
     PyObject *wr = c->wr_keep[k];
-    if (wr != NULL && PyWeakref_GET_OBJECT(wr) == obj)
+    if (wr != NULL && tr_weakref_object(wr) == obj)
         return Py_NewRef(wr);
     wr = PyWeakref_NewRef(obj, NULL);
     if (wr == NULL)
@@ -834,7 +834,7 @@ TR_HOT_INLINE int serve_entry_quick(TrCache *c, Py_ssize_t i, TrValue obj, PyObj
 {
     CacheEntry *e = &c->entries[i];
     assert(!e->strong && tr_cache_is_stable(e->how, e->detail) && e->obj == obj.obj);
-    int same = e->obj_wr != NULL ? PyWeakref_GET_OBJECT(e->obj_wr) == obj.obj
+    int same = e->obj_wr != NULL ? tr_weakref_object(e->obj_wr) == obj.obj
                                  : obj.prov != NULL && e->obj_prov == obj.prov;
     if (!same || !guard_holds(e, obj.obj)) {
         cache_remove(c, i);

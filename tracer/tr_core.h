@@ -26,6 +26,17 @@
 #define TR_HOT_INLINE static inline
 #endif
 
+/* PyWeakref_GET_OBJECT, always inlined: a build that does not inline the header's
+ * static inline (-O1, the fuzz preset) calls an instrumented copy of it, also from
+ * TR_NO_COVERAGE functions, whose hit counts then follow the caches' history
+ * (fuzz.determinism.builtin). Returns a borrowed reference: the object, or Py_None
+ * once it is dead (the same test of its reference count as the header's). */
+TR_HOT_INLINE PyObject *tr_weakref_object(PyObject *wr)
+{
+    PyObject *obj = ((PyWeakReference *)wr)->wr_object;
+    return Py_REFCNT(obj) > 0 ? obj : Py_None;
+}
+
 /* Around a table of computed-goto targets that gives every opcode a default and then
  * its own case: those overrides are meant, the warning is not. */
 #if defined(__clang__)

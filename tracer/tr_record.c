@@ -44,7 +44,7 @@ static Py_ssize_t hint_steps, hint_attrs;
  * one, which an exact block lacks after its last entry. */
 TR_NO_COVERAGE static int hinted_arrays(TrRecTrace *t)
 {
-    if (hint_fn == NULL || PyWeakref_GET_OBJECT(hint_fn) != t->func || hint_steps <= 0)
+    if (hint_fn == NULL || tr_weakref_object(hint_fn) != t->func || hint_steps <= 0)
         return 0;
     TrStep *s = PyMem_Malloc((size_t)hint_steps * sizeof(TrStep));
     TrAttrStep *a = PyMem_Malloc((size_t)(hint_attrs + 1) * sizeof(TrAttrStep));
@@ -64,7 +64,7 @@ TR_NO_COVERAGE static int hinted_arrays(TrRecTrace *t)
  * weak reference is made only when the function changes). */
 TR_NO_COVERAGE static void hint_keep(TrRecTrace *t)
 {
-    if (hint_fn == NULL || PyWeakref_GET_OBJECT(hint_fn) != t->func) {
+    if (hint_fn == NULL || tr_weakref_object(hint_fn) != t->func) {
         PyObject *et, *ev, *etb;
         PyErr_Fetch(&et, &ev, &etb);
         PyObject *w = PyWeakref_NewRef(t->func, NULL);   /* a function: weakly referenceable */
