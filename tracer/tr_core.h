@@ -33,6 +33,7 @@
  * once it is dead (the same test of its reference count as the header's). */
 TR_HOT_INLINE PyObject *tr_weakref_object(PyObject *wr)
 {
+    assert(PyWeakref_Check(wr));
     PyObject *obj = ((PyWeakReference *)wr)->wr_object;
     return Py_REFCNT(obj) > 0 ? obj : Py_None;
 }
