@@ -157,11 +157,22 @@ HZ_NO_COVERAGE HzCodeCacheStats hz_codecache_stats(const HzCodeCache *c)
 
 /* ---- the cut ---- */
 
+/* Length of word when s starts with it, else 0. Not strncmp: in the fuzz executables
+ * libFuzzer's interceptor records every strncmp call that differs (~250
+ * instructions; ~50 calls an input came from here, 0.7% of an exec). */
+HZ_NO_COVERAGE static size_t prefix_len(const char *s, const char *word)
+{
+    size_t n = 0;
+    for (; word[n] != '\0'; n++)
+        if (s[n] != word[n])   /* also stops at s's terminating NUL */
+            return 0;
+    return n;
+}
+
 HZ_NO_COVERAGE static bool starts_word(const char *s, const char *word)
 {
-    size_t n = strlen(word);
-    return strncmp(s, word, n) == 0 &&
-           (s[n] == ' ' || s[n] == '\t' || s[n] == ':' || s[n] == '(');
+    size_t n = prefix_len(s, word);
+    return n > 0 && (s[n] == ' ' || s[n] == '\t' || s[n] == ':' || s[n] == '(');
 }
 
 /* A column-0 line that continues the statement before it (else:, except E:, ...). */
@@ -184,7 +195,7 @@ HZ_NO_COVERAGE static bool starts_string(const char *s)
 HZ_NO_COVERAGE static bool opens_piece(const char *s)
 {
     return s[0] == '@' || starts_word(s, "def") || starts_word(s, "class") ||
-           strncmp(s, "async def ", 10) == 0;
+           prefix_len(s, "async def ") > 0;
 }
 
 /* An encoding declaration (PEP 263): a comment naming "coding:" or "coding=" on
