@@ -347,9 +347,10 @@ def main():
                 near.round()
             reference.rounds += near.rounds
             fig["fuzz_cmd"].append((execs, cpu, execs / cpu, near.rate()))
-        # The same reference in the fuzzer's own interpreter: tf_fuzz and tfpython embed
-        # the shared libpython3.11.so, while /usr/bin/python3.11 is linked statically
-        # (and built with LTO): what part of the gap is the interpreter's build.
+        # The same reference in the shared libpython3.11.so, which tfpython (and tf_fuzz
+        # outside the fuzz-fast preset) embeds, while /usr/bin/python3.11 and the
+        # fuzz-fast tf_fuzz link the static, profile-guided build (TF_FUZZ_STATIC_PYTHON):
+        # what the interpreter's build is worth.
         fig["reference_embedded"] = embedded_reference(dev)
         reference.round()
         fig["reference"] = reference.rate()
@@ -387,8 +388,8 @@ def main():
         rounds = ", ".join(f"{r:,.0f}" for r in fig["reference_rounds"])
         row(f"reference: fixed 30-line descriptor program, compile + exec + 2 calls; the "
             f"mean of {len(fig['reference_rounds'])} rounds ({rounds})", ref, "programs/CPU s")
-        row("the same reference in tfpython (the fuzzer's embedded libpython3.11.so; "
-            "/usr/bin/python3.11 is statically linked)", fig["reference_embedded"],
+        row("the same reference in tfpython (the shared libpython3.11.so; /usr/bin/python3.11 "
+            "and the fuzz-fast tf_fuzz link the static one)", fig["reference_embedded"],
             "programs/CPU s")
         row("raw CPython: the generated programs, compile + exec + 2 calls", fig["raw"],
             "programs/CPU s")
