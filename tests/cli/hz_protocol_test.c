@@ -278,8 +278,64 @@ static int test_gc_freeze(void)
     return after == 0 ? 0 : 1;
 }
 
+/* Who collects during an input (hz_protocol.c, input_collect): with a target of
+ * ours the automatic collector is off while the input runs and the input's cycles
+ * are freed as soon as it ends, long before the periodic collection (every 100
+ * inputs); a jit written in Python keeps the automatic collector. */
+static const char cycle_program[] =
+    "import gc, sys, weakref\n"
+    "LOG = []\n"
+    "class Cycle:\n"
+    "    pass\n"
+    "def make():\n"
+    "    c = Cycle()\n"
+    "    c.me = c\n"
+    "    sys.tf_ref = weakref.ref(c)\n"
+    "    sys.tf_enabled = gc.isenabled()\n"
+    "    return (1,)\n"
+    "def program(x):\n"
+    "    return x + 1\n";
+
+static int test_gc_per_input(const char *srcdir)
+{
+    HzTarget t;
+    if (setup("identity", NULL, &t) < 0)
+        return 1;
+    HzProtocol *p = hz_protocol_new(&t);
+    if (expect_verdict(p, cycle_program, "<tfprog>", OR_OK))
+        return 1;
+    long enabled = eval_long("__import__('sys').tf_enabled");
+    long alive = eval_long("__import__('sys').tf_ref() is not None");
+    printf("identity: automatic collector %s during the input; its cycle %s after it\n",
+           enabled ? "on" : "off", alive ? "alive" : "freed");
+    hz_protocol_free(p);
+    hz_target_clear(&t);
+    if (enabled != 0 || alive != 0)
+        return 1;
+    if (eval_long("__import__('gc').isenabled()") != 1) {
+        fprintf(stderr, "hz_protocol_free left the automatic collector off\n");
+        return 1;
+    }
+    /* CPython is initialised already: the target's folder goes on sys.path here. */
+    char path[4200];
+    snprintf(path, sizeof path, "import sys; sys.path.insert(0, '%s/tests/targets')", srcdir);
+    if (PyRun_SimpleString(path) != 0 || setup_memo_silent(srcdir, &t) < 0)
+        return 1;
+    p = hz_protocol_new(&t);
+    if (expect_verdict(p, cycle_program, "<tfprog>", OR_OK))
+        return 1;
+    enabled = eval_long("__import__('sys').tf_enabled");
+    printf("a jit written in Python: automatic collector %s during the input\n",
+           enabled ? "on" : "off");
+    hz_protocol_free(p);
+    hz_target_clear(&t);
+    return enabled == 1 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "gc_per_input") == 0)
+        return test_gc_per_input(argv[2]);
     if (argc > 1 && strcmp(argv[1], "gc_freeze") == 0)
         return test_gc_freeze();
     if (argc > 2 && strcmp(argv[1], "fast") == 0)
@@ -288,6 +344,6 @@ int main(int argc, char **argv)
         return test_no_leak();
     if (argc > 2 && strcmp(argv[1], "verdicts") == 0)
         return test_verdicts(argv[2]);
-    fprintf(stderr, "usage: hz_protocol_test no_leak | gc_freeze | verdicts SRCDIR | fast SRCDIR\n");
+    fprintf(stderr, "usage: hz_protocol_test no_leak | gc_freeze | gc_per_input SRCDIR | verdicts SRCDIR | fast SRCDIR\n");
     return 2;
 }
