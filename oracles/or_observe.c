@@ -921,8 +921,13 @@ or_observe(const OrRunRaw *raw, OrObservation *out)
         out->section[i] = NULL;
     }
     /* Not calloc: objs[] is written before it is read; only the table must be
-     * zero, and the 16 kB of objs need not be touched. */
-    ObsState *st = malloc(sizeof *st);
+     * zero, and the 16 kB of objs need not be touched. The state of the last
+     * observation is kept for the next one (observations do not nest: no code of
+     * the program runs inside one): a malloc and free of ~40 KiB twice an input
+     * went through glibc's slow paths. Single-threaded, as CPython's callers are. */
+    static ObsState *spare;
+    ObsState *st = spare != NULL ? spare : malloc(sizeof *st);
+    spare = NULL;
     if (st == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -988,6 +993,9 @@ done:
     or_world_clear(&st->world);
     or_buf_free(&st->out);
     or_buf_free(&st->path);
-    free(st);
+    if (spare == NULL)
+        spare = st;
+    else
+        free(st);
     return rc;
 }
