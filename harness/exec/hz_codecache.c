@@ -10,6 +10,7 @@
 #include "hz_codecache.h"
 #include "hz_assemble.h"
 #include "hz_assemble_int.h"   /* hz_asm_same */
+#include "tr_lines.h"
 #include "hz_template.h"
 
 #include <stdbool.h>
@@ -376,6 +377,9 @@ HZ_NO_COVERAGE static PyObject *compile_pieces(HzCodeCache *c, const char *sourc
                 return compile_whole(source, filename);
             }
             entry_store(e, h, exact ? line : 0, text, end - start, filename, code);
+            /* Its functions raise through tracebacks in this input already (the
+             * mutated program() is new in most inputs), and in the next ones. */
+            tr_lines_fill(code);
         }
         PyTuple_SET_ITEM(tuple, i, code);
     }
