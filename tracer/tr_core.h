@@ -97,6 +97,24 @@ int tr_trace_record_cname(TrRun *run, const char *op, const char *cname, PyObjec
 int tr_trace_record_raise(TrRun *run, const char *op, const char *tname, PyCodeObject *code,
                           int lasti);
 
+/* Whether the C string n is one of names (NULL-terminated): for C function names
+ * checked on every call. A loop of our own, not strcmp: in the fuzz build
+ * libFuzzer's interceptor makes each differing strcmp ~250 instructions. Out of
+ * coverage, like the library call it replaces: which name it is is no behaviour. */
+TR_NO_COVERAGE static inline int tr_name_in(const char *n, const char *const *names)
+{
+    for (; *names != NULL; names++) {
+        const char *a = n, *b = *names;
+        while (*a != '\0' && *a == *b) {
+            a++;
+            b++;
+        }
+        if (*a == *b)
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- tr_lines.c ---- */
 /* PyCode_Addr2Line(co, lasti * 2) for lasti in code units, through a cursor kept per
  * code object (cheap when asked again near the last answer). Never fails. */

@@ -98,7 +98,8 @@ void tr_lines_init(void)
     extra_index = -2;   /* co_extra indices belong to an interpreter: ask this one */
 }
 
-int tr_code_line(PyCodeObject *co, int lasti)
+/* Out of coverage: whether co has an array yet depends on the code cache's history. */
+TR_NO_COVERAGE int tr_code_line(PyCodeObject *co, int lasti)
 {
     int addr = lasti * (int)sizeof(_Py_CODEUNIT);
     if (addr < 0)
@@ -114,7 +115,7 @@ int tr_code_line(PyCodeObject *co, int lasti)
     return _PyCode_CheckLineNumber(addr, c);
 }
 
-int tr_lines_walk(PyCodeObject *co, int unit)
+TR_NO_COVERAGE int tr_lines_walk(PyCodeObject *co, int unit)
 {
     PyCodeAddressRange r;
     walk_begin(co, &r);
@@ -166,7 +167,8 @@ TR_NO_COVERAGE static int fill_one(PyCodeObject *co)
     return 0;
 }
 
-int tr_lines_fill(PyObject *code)
+/* Out of coverage: it runs when the harness's code cache stores a piece. */
+TR_NO_COVERAGE int tr_lines_fill(PyObject *code)
 {
     if (code == NULL || !PyCode_Check(code))
         return 0;

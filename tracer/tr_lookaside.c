@@ -163,15 +163,6 @@ static const char *const dict_pure_any[] = {"keys", "values", "items", "copy", "
 static const char *const dict_writes[] = {"update", "pop", "setdefault", "popitem", "clear",
                                           "__setitem__", "__delitem__", NULL};
 
-static int name_in(const char *name, const char *const *list)
-{
-    for (; *list != NULL; list++) {
-        if (strcmp(name, *list) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 int tr_call_is_pure(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
                     PyObject *kwnames)
 {
@@ -220,12 +211,12 @@ int tr_call_is_pure(PyObject *callable, const TrValue *args, Py_ssize_t nargs,
         if (self == NULL || PyModule_Check(self))
             return 0;
         PyTypeObject *t = Py_TYPE(self);
-        if (t == &PyList_Type && name_in(name, list_pure_any))
+        if (t == &PyList_Type && tr_name_in(name, list_pure_any))
             return 1;
         if (t == &PyList_Type && strcmp(name, "extend") == 0)
             return nargs == 1 && is_plain(args[0].obj);
-        if (t == &PyDict_Type && (name_in(name, dict_pure_any) ||
-                                  ((strcmp(name, "get") == 0 || name_in(name, dict_writes)) &&
+        if (t == &PyDict_Type && (tr_name_in(name, dict_pure_any) ||
+                                  ((strcmp(name, "get") == 0 || tr_name_in(name, dict_writes)) &&
                                    args_plain(args, nargs > 0 ? 1 : 0))))
             return 1;
         if (is_scalar(self) && !PyType_Check(self))
@@ -243,7 +234,7 @@ void tr_call_note_dict_method(TrRun *run, PyObject *callable)
         return;
     PyObject *self = PyCFunction_GET_SELF(callable);
     if (self != NULL && PyDict_Check(self) &&
-        name_in(((PyCFunctionObject *)callable)->m_ml->ml_name, dict_writes))
+        tr_name_in(((PyCFunctionObject *)callable)->m_ml->ml_name, dict_writes))
         tr_attr_note_dict_write(run, self);
 }
 

@@ -272,6 +272,15 @@ void tr_record_init(void)
 
 /* C functions that read the caller's frame: replayed natively they would see the
  * replayer instead of the program's frame. */
+static const char *const frame_readers[] = {
+    "locals", "globals", "eval", "exec", "breakpoint", "_getframe", "warn", "warn_explicit",
+    NULL,
+};
+static const char *const frame_readers_no_args[] = {"vars", "dir", NULL};
+static const char *const frame_peekers[] = {
+    "_getframe", "warn", "warn_explicit", "_current_frames", NULL,
+};
+
 int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs)
 {
     if (callable == (PyObject *)&PySuper_Type)
@@ -279,12 +288,9 @@ int tr_is_frame_call(PyObject *callable, Py_ssize_t nargs)
     if (PyFunction_Check(callable) || !PyCFunction_Check(callable))   /* the first exact */
         return 0;
     const char *n = ((PyCFunctionObject *)callable)->m_ml->ml_name;
-    if (strcmp(n, "locals") == 0 || strcmp(n, "globals") == 0 || strcmp(n, "eval") == 0 ||
-        strcmp(n, "exec") == 0 || strcmp(n, "breakpoint") == 0 ||
-        strcmp(n, "_getframe") == 0 || strcmp(n, "warn") == 0 ||
-        strcmp(n, "warn_explicit") == 0)
+    if (tr_name_in(n, frame_readers))
         return 1;
-    return nargs == 0 && (strcmp(n, "vars") == 0 || strcmp(n, "dir") == 0);
+    return nargs == 0 && tr_name_in(n, frame_readers_no_args);
 }
 
 static void mark(TrRecTrace *t, TrUnreusable why)
@@ -298,8 +304,7 @@ void tr_record_call(TrRun *run, PyObject *callable)
     if (PyFunction_Check(callable) || !PyCFunction_Check(callable))   /* the first exact */
         return;
     const char *n = ((PyCFunctionObject *)callable)->m_ml->ml_name;
-    if (strcmp(n, "_getframe") == 0 || strcmp(n, "warn") == 0 ||
-        strcmp(n, "warn_explicit") == 0 || strcmp(n, "_current_frames") == 0)
+    if (tr_name_in(n, frame_peekers))
         mark(run->rec->trace, TR_UR_FRAME_CALL);
 }
 
