@@ -140,7 +140,7 @@ TR_NO_COVERAGE static int fill_one(PyCodeObject *co)
         PyCodeAddressRange r;
         walk_begin(co, &r);
         bool fits = true;
-        for (Py_ssize_t i = 0; i < n && fits;) {
+        for (Py_ssize_t i = 0; i < n;) {
             int line = _PyCode_CheckLineNumber((int)(i * (Py_ssize_t)sizeof(_Py_CODEUNIT)), &r);
             Py_ssize_t end = r.ar_end / (int)sizeof(_Py_CODEUNIT);
             if (end <= i)   /* never: a range holds the address asked */

@@ -89,10 +89,9 @@ HZ_NO_COVERAGE static PyObject *entry_find(const Entry *e, uint64_t h, int line,
     return e->code;
 }
 
-/* Stores obj (a new reference is taken) in e; on out-of-memory leaves e empty. */
-/* Replaces e. The slot's text buffer and file name are kept when they serve: a
- * malloc and a free of a piece-sized buffer per store went through glibc's slow
- * paths (0.5% of a loop exec with a grown corpus). */
+/* Stores obj (a new reference is taken) in e; on out-of-memory leaves e empty. The
+ * slot's text buffer and file name are kept when they serve: a malloc and a free of
+ * a piece-sized buffer per store went through glibc's slow paths. */
 HZ_NO_COVERAGE static void entry_store(Entry *e, uint64_t h, int line, const char *text, size_t n,
                         const char *filename, PyObject *obj)
 {

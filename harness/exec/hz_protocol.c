@@ -54,8 +54,9 @@ struct HzProtocol {
     unsigned long inputs;
     unsigned long gc_every, gc_thaw_every;   /* hz_protocol_set_gc */
     PyObject *gc;                  /* owned: the gc module, or NULL */
-    PyObject *gc_collect;          /* owned: gc.collect when gc_per_input, or NULL */
-    bool gc_per_input;             /* the collector runs between inputs only */
+    /* owned: gc.collect when the collector runs between inputs only (the automatic
+     * one off), else NULL */
+    PyObject *gc_collect;
     HzCodeCache *code;             /* owned */
     bool fast;                     /* hz_protocol_set_fast */
 };
@@ -223,7 +224,7 @@ HzProtocol *hz_protocol_new(const HzTarget *target)
      * young generation is collected once after each input instead (input_collect).
      * Collections triggered inside an input, by type creation's allocations mostly,
      * traversed that input's live world again and again: 8% of a loop exec's time
-     * with a grown corpus (perf), and 4.8% fewer CPU seconds with this (20,000-run
+     * with a grown corpus (perf), and 3.2-5.5% fewer CPU seconds with this (20,000-run
      * loops from an 85,000-run corpus, docs/PERFORMANCE.md, session 16). A jit
      * written in Python keeps the automatic collector: its garbage is its own, and
      * an input's worth of it uncollected could exceed the fuzzer's RSS limit. */
@@ -231,10 +232,8 @@ HzProtocol *hz_protocol_new(const HzTarget *target)
         p->gc_collect = PyObject_GetAttrString(p->gc, "collect");
         if (p->gc_collect == NULL)
             PyErr_Clear();   /* then the automatic collector stays on */
-        else {
+        else
             PyGC_Disable();
-            p->gc_per_input = true;
-        }
     }
     driver_compile(p);
     return p;
@@ -250,7 +249,7 @@ void hz_protocol_free(HzProtocol *p)
     if (p == NULL)
         return;
     hz_codecache_free(p->code);
-    if (p->gc_per_input)
+    if (p->gc_collect != NULL)
         PyGC_Enable();
     Py_XDECREF(p->gc_collect);
     Py_XDECREF(p->gc);
@@ -751,12 +750,12 @@ HZ_NO_COVERAGE static void gc_call(HzProtocol *p, const char *method)
     Py_XDECREF(r);
 }
 
-/* With the automatic collector off (gc_per_input), gc.collect(0) after an input:
+/* With the automatic collector off (gc_collect set), gc.collect(0) after an input:
  * what the input allocated is young, its world is dropped, so one pass over the
  * young generation frees its cycles and moves the survivors (cache entries) on. */
 HZ_NO_COVERAGE static void input_collect(HzProtocol *p)
 {
-    if (!p->gc_per_input)
+    if (p->gc_collect == NULL)
         return;
     PyObject *zero = PyLong_FromLong(0);
     PyObject *r = zero != NULL ? PyObject_CallOneArg(p->gc_collect, zero) : NULL;
@@ -784,10 +783,10 @@ HZ_NO_COVERAGE static void periodic_collect(HzProtocol *p)
     }
     if (p->gc_thaw_every > 0 && p->inputs % p->gc_thaw_every == 0)
         gc_call(p, "unfreeze");
-    if (p->gc_per_input)
+    if (p->gc_collect != NULL)
         PyGC_Enable();   /* PyGC_Collect does nothing while the collector is off */
     PyGC_Collect();
-    if (p->gc_per_input)
+    if (p->gc_collect != NULL)
         PyGC_Disable();
     gc_call(p, "freeze");
 }
