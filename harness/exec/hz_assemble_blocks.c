@@ -327,6 +327,25 @@ HZ_NO_COVERAGE PyObject *hz_asm_sorted_list(PyObject *set)
     return l;
 }
 
+HZ_NO_COVERAGE PyObject *hz_asm_sorted_common(PyObject *names, PyObject *set)
+{
+    PyObject *l = PyList_New(0);
+    for (Py_ssize_t i = 0; l != NULL && i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *x = PyTuple_GET_ITEM(names, i);
+        int in = PySet_Contains(set, x);
+        if (in < 0 || (in == 1 && PyList_Append(l, x) < 0))
+            Py_CLEAR(l);
+    }
+    if (l != NULL && PyList_Sort(l) < 0)
+        Py_CLEAR(l);
+    return l;
+}
+
+HZ_NO_COVERAGE PyObject *hz_asm_set_tuple(PyObject *set)
+{
+    return set != NULL ? PySequence_Tuple(set) : NULL;
+}
+
 /* The guess of the extra locals of each statement without a block (blk[k].cap NULL)
  * into want[k] (a new sorted list): the names its text uses that some statement
  * visibly binds (known holds the bound locals of the blocks found; the names the
@@ -412,9 +431,7 @@ HZ_NO_COVERAGE int hz_asm_needed_extras(int N, const Blk *blk, PyObject **want)
     for (int k = 0; k < N; k++) {
         Py_CLEAR(want[k]);
         HzBlock *b = hz_asm_block(blk[k].cap);
-        PyObject *e = PyNumber_And(b->g0, U);
-        PyObject *l = e ? hz_asm_sorted_list(e) : NULL;
-        Py_XDECREF(e);
+        PyObject *l = hz_asm_sorted_common(b->g0, U);
         if (l == NULL)
             goto fail;
         int same = PyObject_RichCompareBool(l, b->extras, Py_EQ);

@@ -114,8 +114,11 @@ typedef struct {
     PyObject *lnames;    /* tuple of the locals in numbering order; FAST args index it */
     int stacksize;
     int nlines;          /* the statement's lines; instruction lines count from 0 */
-    PyObject *g0;        /* set: the names it would use as globals compiled alone */
-    PyObject *bound;     /* set: the locals it binds */
+    /* tuples, not sets: a block is kept ~4,000 times over, and two small sets were
+     * ~500 of its ~2,400 bytes; their ~3 names each are looked up in sets built
+     * per piece (hz_asm_sorted_common), never in these */
+    PyObject *g0;        /* tuple: the names it would use as globals compiled alone */
+    PyObject *bound;     /* tuple: the locals it binds */
     PyObject *extras;    /* sorted list: the locals it reads that others bind */
     /* when its statement's `out[N]` index can be another number (hz_asm_mask_out):
      * the constant (consts[out_const - 1], the int out_num) that only `out[...]`
@@ -153,8 +156,12 @@ void hz_asm_find_out_const(HzBlock *b, long num);
 /* ---- hz_assemble.c and hz_assemble_blocks.c: the assembler, its cache ---- */
 
 /* Statement blocks kept: program() has ~15-35 statements, and the fuzz loop's inputs
- * come from all over its corpus (see docs/PERFORMANCE.md for the hit rates and RSS). */
-#define HZ_BLOCK_SLOTS 4096
+ * come from all over its corpus (see docs/PERFORMANCE.md for the hit rates and RSS).
+ * A block is ~2.0 KiB (41 instructions of 28 bytes, its key text, its tuples): 8,192
+ * of them took the fuzz target's RSS growth over 100,000 execs from 39 to 45 MiB
+ * (the issue's budget: 50) and 20,000-run loops from a grown corpus ran in 1-5% fewer
+ * CPU seconds than with 4,096 (docs/PERFORMANCE.md, session 17). */
+#define HZ_BLOCK_SLOTS 8192
 /* Smaller pieces are compiled whole: compiling one costs ~64 us per KiB (program()
  * of 8 KiB: 512 us), assembling it from cached blocks ~84 us for 8 KiB, plus a
  * fixed part (the stub's compile, the cut) that small ones do not pay back. */
@@ -243,6 +250,11 @@ int hz_asm_gather(HzAssembler *a, const Piece *pc, int N, Blk *blk);
 void hz_asm_block_text(const Piece *pc, int k, PyObject *extras, bool sentinel, Buf *b,
                        int *wline);
 PyObject *hz_asm_sorted_list(PyObject *set);   /* a new sorted list of set's items, or NULL */
+/* A new sorted list of the items of the tuple names that are in set, or NULL with an
+ * exception. */
+PyObject *hz_asm_sorted_common(PyObject *names, PyObject *set);
+/* A new tuple of the items of set (any order: only looked through), or NULL. */
+PyObject *hz_asm_set_tuple(PyObject *set);
 /* The guess of the extras of the statements without a block, and the extras each
  * needs once all blocks are in (hz_assemble_blocks.c says how). */
 int hz_asm_guess_extras(const Piece *pc, int N, const Blk *blk, PyObject *known, PyObject **want);

@@ -197,16 +197,16 @@ HZ_NO_COVERAGE static PyObject *take_tuple(PyObject *list)
  * bound = the locals it stores or deletes. 0, or -1 with an exception. */
 HZ_NO_COVERAGE static int block_facts(HzBlock *b, int nparams_in_lnames, PyObject *params)
 {
-    b->g0 = PySet_New(NULL);
-    b->bound = PySet_New(NULL);
-    if (b->g0 == NULL || b->bound == NULL)
-        return -1;
+    PyObject *g0 = PySet_New(NULL), *bound = PySet_New(NULL);
+    int rc = -1;
+    if (g0 == NULL || bound == NULL)
+        goto done;
     (void)nparams_in_lnames;
     for (int i = 0; i < b->bc.n; i++) {
         const HzInstr *in = &b->bc.ins[i];
         if (in->op == STORE_FAST || in->op == DELETE_FAST)
-            if (PySet_Add(b->bound, PyTuple_GET_ITEM(b->lnames, in->arg)) < 0)
-                return -1;
+            if (PySet_Add(bound, PyTuple_GET_ITEM(b->lnames, in->arg)) < 0)
+                goto done;
     }
     for (int i = 0; i < b->bc.n; i++) {
         const HzInstr *in = &b->bc.ins[i];
@@ -217,28 +217,28 @@ HZ_NO_COVERAGE static int block_facts(HzBlock *b, int nparams_in_lnames, PyObjec
             nm = PyTuple_GET_ITEM(b->names, in->arg);
         else if (in->op == LOAD_FAST) {
             PyObject *v = PyTuple_GET_ITEM(b->lnames, in->arg);
-            int bound = PySet_Contains(b->bound, v);
+            int is_bound = PySet_Contains(bound, v);
             int param = PySequence_Contains(params, v);
-            if (bound < 0 || param < 0)
-                return -1;
-            if (!bound && !param)
+            if (is_bound < 0 || param < 0)
+                goto done;
+            if (!is_bound && !param)
                 nm = v;
         }
-        if (nm != NULL && PySet_Add(b->g0, nm) < 0)
-            return -1;
+        if (nm != NULL && PySet_Add(g0, nm) < 0)
+            goto done;
     }
-    return 0;
+    if ((b->g0 = hz_asm_set_tuple(g0)) != NULL && (b->bound = hz_asm_set_tuple(bound)) != NULL)
+        rc = 0;
+done:
+    Py_XDECREF(g0);
+    Py_XDECREF(bound);
+    return rc;
 }
 
 /* The extras a block was made for: its g0 names that are locals (a new sorted list). */
 HZ_NO_COVERAGE static PyObject *block_extras(HzBlock *b, PyObject *locals)
 {
-    PyObject *e = PyNumber_And(b->g0, locals);
-    PyObject *l = e ? PySequence_List(e) : NULL;
-    Py_XDECREF(e);
-    if (l != NULL && PyList_Sort(l) < 0)
-        Py_CLEAR(l);
-    return l;
+    return hz_asm_sorted_common(b->g0, locals);
 }
 
 HZ_NO_COVERAGE PyObject *hz_asm_block_from_wrapper(const char **refusal, PyCodeObject *co,

@@ -305,6 +305,16 @@ HZ_NO_COVERAGE static PyObject *map_set(HzPlaceholderMap *m, PyObject *set)
     return r;
 }
 
+/* A new tuple of the distinct items of the tuple names mapped by m (two names could
+ * map to one), or NULL with an exception. */
+HZ_NO_COVERAGE static PyObject *map_tuple(HzPlaceholderMap *m, PyObject *names)
+{
+    PyObject *set = map_set(m, names);
+    PyObject *t = hz_asm_set_tuple(set);
+    Py_XDECREF(set);
+    return t;
+}
+
 /* A new capsule of the abstract block t instantiated with m, or NULL with an
  * exception. */
 HZ_NO_COVERAGE static PyObject *instantiate_block(HzPlaceholderMap *m, const HzBlock *t)
@@ -332,7 +342,7 @@ HZ_NO_COVERAGE static PyObject *instantiate_block(HzPlaceholderMap *m, const HzB
     if ((b->consts = hz_placeholders_map(m, t->consts)) == NULL ||
         (b->names = hz_placeholders_map(m, t->names)) == NULL ||
         (b->lnames = hz_placeholders_map(m, t->lnames)) == NULL ||
-        (b->g0 = map_set(m, t->g0)) == NULL || (b->bound = map_set(m, t->bound)) == NULL ||
+        (b->g0 = map_tuple(m, t->g0)) == NULL || (b->bound = map_tuple(m, t->bound)) == NULL ||
         (ex = map_set(m, t->extras)) == NULL || (b->extras = hz_asm_sorted_list(ex)) == NULL) {
         Py_XDECREF(ex);
         PyObject *cap = hz_asm_block_capsule(b);   /* frees b */
