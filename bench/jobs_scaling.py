@@ -19,6 +19,7 @@ Not a ctest: timings are not pass/fail. Issue 14's acceptance: ratio >= 0.9 N (1
 --jobs 2) on N idle cores.
 """
 import argparse
+import itertools
 import os
 import re
 import resource
@@ -45,9 +46,17 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
+_RUNS = itertools.count()
+
+
 def fuzz_once(tracefuzz, target, jobs, secs, seed, work):
-    """One `tracefuzz fuzz`: (execs, engine seconds, CPU seconds, load before, after)."""
-    out = os.path.join(work, f"{target}-j{jobs}")
+    """One `tracefuzz fuzz`: (execs, engine seconds, CPU seconds, load before, after).
+
+    Each run writes a directory of its own under work, removed with work only after
+    all runs: removing the previous run's ~2,700 corpus files just before a run made
+    ext4 scan those recently deleted inodes for every file the run then created (a
+    30 s run's system time 0.65 -> 1.24 s, its execs per CPU second 2.3% lower)."""
+    out = os.path.join(work, f"{target}-j{jobs}-{next(_RUNS)}")
     shutil.rmtree(out, ignore_errors=True)
     cmd = [tracefuzz, "fuzz", "--target", target, "--jobs", str(jobs), "--time", str(secs),
            "--seed", str(seed), "--no-reduce", "--seeds", os.path.join(ROOT, "corpus", "seed"),
