@@ -53,21 +53,16 @@ struct HzCodeCache {
     HzAssembler *tassembler;  /* def pieces from statement templates; NULL: off */
 };
 
-static uint64_t fnv(uint64_t h, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The key of a text: its line is not part of it (see entry_find), the kind of lookup
- * is (exact ones and the others keep apart entries, and slots). */
-static uint64_t key(const char *text, size_t n, const char *filename, bool exact)
+ * is (exact ones and the others keep apart entries, and slots). Hashed eight bytes a
+ * step (hz_asm_fnv): byte by byte, the whole source and then each piece, it was ~1.7%
+ * of a `tracefuzz fuzz` exec (perf annotate). Equal hashes are still compared by
+ * text, so the hash only spreads entries over the slots. */
+HZ_NO_COVERAGE static uint64_t key(const char *text, size_t n, const char *filename, bool exact)
 {
-    uint64_t h = exact ? 0x6a09e667f3bcc909ull : 14695981039346656037ull;
-    h = fnv(h, text, n);
-    h = (h ^ 0xffu) * 1099511628211ull;
-    return fnv(h, filename, strlen(filename));
+    uint64_t h = hz_asm_fnv(text, n) ^ (exact ? 0x6a09e667f3bcc909ull : 0);
+    h = (h ^ hz_asm_fnv(filename, strlen(filename))) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 32);
 }
 
 HZ_NO_COVERAGE static void entry_clear(Entry *e)
