@@ -114,7 +114,7 @@ typedef struct {
     PyObject *lnames;    /* tuple of the locals in numbering order; FAST args index it */
     int stacksize;
     int nlines;          /* the statement's lines; instruction lines count from 0 */
-    /* tuples, not sets: a block is kept ~4,000 times over, and two small sets were
+    /* tuples, not sets: a block is kept ~8,000 times over, and two small sets were
      * ~500 of its ~2,400 bytes; their ~3 names each are looked up in sets built
      * per piece (hz_asm_sorted_common), never in these */
     PyObject *g0;        /* tuple: the names it would use as globals compiled alone */
