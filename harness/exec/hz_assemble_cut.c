@@ -86,8 +86,7 @@ HZ_NO_COV_HELPER static bool prefix_char(char c)
     }
 }
 
-/* Length of a string prefix + opening quote at s (0: no string starts there). */
-HZ_NO_COV_HELPER static int string_start(const char *s, const char *end)
+HZ_NO_COV_HELPER int hz_asm_string_start(const char *s, const char *end)
 {
     int i = 0;
     while (i < 3 && s + i < end && prefix_char(s[i]))
@@ -145,7 +144,8 @@ HZ_NO_COVERAGE static int logical_lines(const char *text, size_t n, LLine *out, 
             i += 2;
             continue;
         }
-        int q = (i == 0 || !ident_char(text[i - 1])) ? string_start(text + i, text + n) : 0;
+        int q = (i == 0 || !ident_char(text[i - 1])) ? hz_asm_string_start(text + i, text + n)
+                                                       : 0;
         if (q > 0) {
             char quote = text[i + q - 1];
             bool triple = i + q + 1 < n && text[i + q] == quote && text[i + q + 1] == quote;
@@ -263,7 +263,7 @@ HZ_NO_COVERAGE int hz_asm_cut(const char **refusal, const char *text, size_t n, 
             }
             continue;
         }
-        if (string_start(s, end) > 0 && !l->nonstring) {
+        if (hz_asm_string_start(s, end) > 0 && !l->nonstring) {
             /* a string statement: the docstring when first (and not bytes or an
              * f-string); elsewhere it would become a wrapper's docstring */
             bool plain = true;
@@ -372,7 +372,7 @@ HZ_NO_COVERAGE int hz_asm_class_cut(const char **refusal, const char *text, size
         }
         /* a string statement elsewhere than first would be a docstring alone; the
          * scopes of names and annotations are the whole body's */
-        if ((count > 0 && string_start(s, end) > 0 && !l->nonstring) ||
+        if ((count > 0 && hz_asm_string_start(s, end) > 0 && !l->nonstring) ||
             starts_word(s, end, "global") || starts_word(s, end, "nonlocal") ||
             starts_word(s, end, "else") || starts_word(s, end, "elif") ||
             starts_word(s, end, "except") || starts_word(s, end, "finally")) {
@@ -456,7 +456,8 @@ HZ_NO_COVERAGE static bool next_name(const char *text, size_t n, size_t *at, siz
                 i++;
             continue;
         }
-        int q = (i == 0 || !ident_char(text[i - 1])) ? string_start(text + i, text + n) : 0;
+        int q = (i == 0 || !ident_char(text[i - 1])) ? hz_asm_string_start(text + i, text + n)
+                                                       : 0;
         if (q > 0) {
             i = string_end(text, n, i, q);
             continue;

@@ -47,6 +47,9 @@ typedef struct {
 } Cut;
 
 size_t hz_asm_count_lines(const char *s, size_t n);   /* newlines in s[0..n) */
+/* Length of a string prefix + opening quote at s, before end (0: no string starts
+ * there). For the code cache's cut too (hz_codecache.c). */
+int hz_asm_string_start(const char *s, const char *end);
 /* Cuts the def piece text[0..n); returns 0, or -1 with *refusal set to why not.
  * cut->stmts and cut->globals.p are malloc'd either way (the caller frees them). */
 int hz_asm_cut(const char **refusal, const char *text, size_t n, Cut *cut);

@@ -188,16 +188,6 @@ HZ_NO_COVERAGE static bool continues_statement(const char *s)
            starts_word(s, "finally");
 }
 
-/* A string literal (with its prefix, r"", b'', f"""...) starting the line: as the
- * first statement of a piece it would become a docstring and set __doc__. */
-HZ_NO_COVERAGE static bool starts_string(const char *s)
-{
-    int i = 0;
-    while (i < 3 && s[i] != '\0' && strchr("rRbBuUfF", s[i]) != NULL)
-        i++;
-    return s[i] == '"' || s[i] == '\'';
-}
-
 HZ_NO_COVERAGE static bool opens_piece(const char *s)
 {
     return s[0] == '@' || starts_word(s, "def") || starts_word(s, "class") ||
@@ -245,8 +235,12 @@ HZ_NO_COVERAGE int hz_codecache_cut(const char *source, size_t *starts, int cap)
         if (significant && (c == '@' || c == '_' || (c >= 'a' && c <= 'z') ||
                             (c >= 'A' && c <= 'Z'))) {
             bool opens = opens_piece(p);
+            /* never before a string literal (with its prefix, r"", b'', f"""...)
+             * starting the line: as the first statement of a piece it would become
+             * a docstring and set __doc__ */
             bool cut = p != source && !after_decorator && !continues_statement(p) &&
-                       !starts_string(p) && (opens || in_def);
+                       hz_asm_string_start(p, nl != NULL ? nl : p + strlen(p)) == 0 &&
+                       (opens || in_def);
             if (cut) {
                 if (n < cap)
                     starts[n] = (size_t)(p - source);

@@ -70,6 +70,8 @@ static int test_cut(void)
     /* not cut before a string literal statement (it would become a docstring) */
     n = hz_codecache_cut("def f():\n    pass\nr'''text'''\n", starts, 16);
     CHECK(n == 1, "string after def: %d pieces, expected 1", n);
+    n = hz_codecache_cut("def f():\n    pass\nb'text'", starts, 16);   /* no newline at the end */
+    CHECK(n == 1, "string on the last line: %d pieces, expected 1", n);
     /* try/except at top level stays one piece */
     n = hz_codecache_cut("try:\n    import x\nexcept ImportError:\n    x = None\n"
                          "finally:\n    pass\n", starts, 16);
